@@ -1,0 +1,1 @@
+"""baselines: the ``python -m baselines.run`` CLI, configs, reports and benchmarks."""

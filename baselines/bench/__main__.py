@@ -1,0 +1,28 @@
+"""Dispatch ``python -m baselines.bench NAME [ARGS]`` to the benchmark module ``NAME``."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+BENCHMARKS = {
+    "envs": "baselines.bench.envs",
+    "puzzles": "baselines.bench.puzzles",
+    "generation": "baselines.bench.generation",
+    "opponents": "baselines.bench.opponents",
+    "wrapper": "baselines.bench.wrapper",
+}
+"""Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
+
+
+def main(argv: list[str]) -> int:
+    """Run the benchmark named by ``argv[0]`` with the remaining arguments."""
+    if not argv or argv[0] not in BENCHMARKS:
+        print("usage: python -m baselines.bench NAME [ARGS]\nbenchmarks: " + ", ".join(BENCHMARKS))
+        return 2
+    importlib.import_module(BENCHMARKS[argv[0]]).main(argv[1:])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

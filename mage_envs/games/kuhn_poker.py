@@ -1,0 +1,149 @@
+"""Kuhn poker as text, on OpenSpiel's ``kuhn_poker`` rules.
+
+Three cards (J < Q < K), one per player, ante 1 chip each. Moves are OpenSpiel's Pass (0) and
+Bet (1), shown in poker words: with no bet to face, ``check`` or ``bet``; facing a bet, ``fold`` or
+``call``. ``pass`` and ``bet`` are accepted as aliases in both situations. A player sees their own
+card and the betting; the opponent's card appears only when the rules reveal it (a showdown).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pyspiel
+
+from mage_envs.openspiel_env import OpenSpielTextEnv
+from mage_envs.opponents import Opponent, Population
+from mage_envs.text_game import Move, TextGame
+
+__all__ = ["KuhnPokerText", "KuhnPokerEnv", "CARD_NAMES"]
+
+CARD_NAMES = ("J", "Q", "K")
+PASS, BET = 0, 1
+
+
+def betting(state: pyspiel.State) -> list[int]:
+    """Return the betting actions so far (the history after the two deals)."""
+    return state.history()[2:]
+
+
+def facing_bet(actions: list[int]) -> bool:
+    """Return True if the player to act faces an uncalled bet."""
+    return BET in actions
+
+
+def is_showdown(actions: list[int]) -> bool:
+    """Return True if a finished betting sequence ends in a showdown (nobody folded)."""
+    return not (len(actions) >= 2 and actions[-1] == PASS and actions[-2] == BET)
+
+
+class KuhnPokerText(TextGame):
+    """Text rendering of Kuhn poker for one player."""
+
+    def __init__(self) -> None:
+        super().__init__(pyspiel.load_game("kuhn_poker"), "Kuhn poker")
+
+    def moves(self, state: pyspiel.State, player: int) -> list[Move]:
+        """Return check/bet, or fold/call when facing a bet."""
+        if facing_bet(betting(state)):
+            return [Move(PASS, "fold", ("pass",)), Move(BET, "call", ("bet",))]
+        return [Move(PASS, "check", ("pass",)), Move(BET, "bet")]
+
+    def observation_text(self, state: pyspiel.State, player: int) -> str:
+        """Return the rules in brief, the player's card, the betting in words and the pot."""
+        history = state.history()
+        card, actions = CARD_NAMES[history[player]], history[2:]
+        contributed = [1, 1]
+        for i, action in enumerate(actions):
+            contributed[i % 2] += action
+        mine, theirs = contributed[player], contributed[1 - player]
+        return (
+            f"Kuhn poker: cards J < Q < K, one card each, both ante 1 chip. "
+            f"You act {self.seat_name(player)}.\n"
+            f"Your card: {card}.\n"
+            f"Betting so far: {describe_betting(actions, player)}.\n"
+            f"Pot: {mine + theirs} chips (you put in {mine}, the opponent {theirs})."
+        )
+
+    def outcome_text(self, state: pyspiel.State, player: int) -> str:
+        """Describe how the hand ended and what the player won or lost."""
+        actions = betting(state)
+        payoff = int(state.returns()[player])
+        chips = f"{abs(payoff)} chip{'s' if abs(payoff) != 1 else ''}"
+        result = f"You win {chips}." if payoff > 0 else f"You lose {chips}."
+        if not is_showdown(actions):
+            folder = "you" if (len(actions) - 1) % 2 == player else "the opponent"
+            return f"The hand is over: {folder} folded. {result}"
+        mine = CARD_NAMES[state.history()[player]]
+        theirs = CARD_NAMES[state.history()[1 - player]]
+        return f"The hand is over. Showdown: your {mine} against the opponent's {theirs}. {result}"
+
+    def revealed(self, state: pyspiel.State, player: int) -> dict[str, Any]:
+        """At a showdown, both cards; after a fold, only the player's own card."""
+        history = state.history()
+        facts: dict[str, Any] = {"your_card": CARD_NAMES[history[player]]}
+        showdown = is_showdown(betting(state))
+        facts["showdown"] = showdown
+        if showdown:
+            facts["opponent_card"] = CARD_NAMES[history[1 - player]]
+        return facts
+
+
+def describe_betting(actions: list[int], player: int) -> str:
+    """Describe the betting in words from ``player``'s side.
+
+    Example:
+        >>> describe_betting([0, 1], player=0)
+        'you checked, the opponent bet'
+    """
+    if not actions:
+        return "nothing yet"
+    words, bet_made = [], False
+    for i, action in enumerate(actions):
+        who = "you" if i % 2 == player else "the opponent"
+        if action == BET:
+            verb, bet_made = ("called" if bet_made else "bet"), True
+        else:
+            verb = "folded" if bet_made else "checked"
+        words.append(f"{who} {verb}")
+    return ", ".join(words)
+
+
+class KuhnPokerEnv(OpenSpielTextEnv):
+    """``mage/KuhnPoker-v0``: Kuhn poker against an opponent, as text.
+
+    Args:
+        opponent: ``None`` (uniform random), an opponent or population name, an opponent
+            object, or a ``Population`` (a member is drawn per reset).
+        seat: ``"first"``, ``"second"`` or ``"random"``.
+        reward_scale: Reward per chip won (1.0; MAGE used 5).
+        invalid_action_penalty: Subtracted from the reward of an invalid answer.
+        max_invalid_actions: Consecutive invalid answers that end the episode as truncated.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+
+    Example:
+        >>> import gymnasium as gym, mage_envs
+        >>> env = gym.make("mage/KuhnPoker-v0", seat="second", opponent="always-bet")
+        >>> obs, info = env.reset(seed=0)
+        >>> info["seat"], info["legal_actions"]
+        ('second', ['fold', 'call'])
+    """
+
+    def __init__(
+        self,
+        opponent: str | Opponent | Population | None = None,
+        seat: str = "first",
+        reward_scale: float = 1.0,
+        invalid_action_penalty: float = 0.0,
+        max_invalid_actions: int = 5,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(
+            KuhnPokerText(),
+            opponent=opponent,
+            seat=seat,
+            reward_scale=reward_scale,
+            invalid_action_penalty=invalid_action_penalty,
+            max_invalid_actions=max_invalid_actions,
+            render_mode=render_mode,
+        )

@@ -1,0 +1,123 @@
+"""Tic-tac-toe as text, on OpenSpiel's ``tic_tac_toe`` rules.
+
+The first player is X, the second O. Moves are written ``(row, col)``, 1-indexed, as in MAGE; the
+parser also accepts ``2,3``, ``[2 3]`` and ``<action>(2, 3)</action>``.
+"""
+
+from __future__ import annotations
+
+import pyspiel
+
+from mage_envs.openspiel_env import OpenSpielTextEnv
+from mage_envs.opponents import Opponent, Population
+from mage_envs.text_game import Move, TextGame
+
+__all__ = ["TicTacToeText", "TicTacToeEnv", "cell_name", "draw_board"]
+
+MARKS = ("X", "O")
+
+
+def cell_name(action: int) -> str:
+    """Return the ``(row, col)`` name, 1-indexed, of an OpenSpiel cell id.
+
+    Example:
+        >>> cell_name(5)
+        '(2, 3)'
+    """
+    return f"({action // 3 + 1}, {action % 3 + 1})"
+
+
+def draw_board(cells: list[str]) -> str:
+    """Draw nine cells (``"X"``, ``"O"`` or ``"."``) with row and column numbers.
+
+    Example:
+        >>> print(draw_board(list("X...O....")))
+             1   2   3
+        1    X | . | .
+            ---+---+---
+        2    . | O | .
+            ---+---+---
+        3    . | . | .
+    """
+    rows = [f"{r + 1}    " + " | ".join(cells[3 * r : 3 * r + 3]) for r in range(3)]
+    return "     1   2   3\n" + "\n    ---+---+---\n".join(rows)
+
+
+def board_cells(state: pyspiel.State) -> list[str]:
+    """Return the nine cells of ``state`` as ``"X"``, ``"O"`` or ``"."``."""
+    cells = ["."] * 9
+    for i, action in enumerate(state.history()):
+        cells[action] = MARKS[i % 2]
+    return cells
+
+
+class TicTacToeText(TextGame):
+    """Text rendering of tic-tac-toe for one player."""
+
+    def __init__(self) -> None:
+        super().__init__(pyspiel.load_game("tic_tac_toe"), "Tic-tac-toe")
+
+    def moves(self, state: pyspiel.State, player: int) -> list[Move]:
+        """Return the empty cells as ``(row, col)`` moves."""
+        return [Move(a, cell_name(a)) for a in state.legal_actions(player)]
+
+    def observation_text(self, state: pyspiel.State, player: int) -> str:
+        """Return the board with coordinates and the player's mark."""
+        history = state.history()
+        last = ""
+        if history and (len(history) - 1) % 2 != player:
+            last = f"The opponent played {cell_name(history[-1])}.\n"
+        return (
+            f"Tic-tac-toe: three in a row wins. You play {MARKS[player]} and move "
+            f"{self.seat_name(player)}; the opponent plays {MARKS[1 - player]}.\n"
+            f"{last}{draw_board(board_cells(state))}"
+        )
+
+    def outcome_text(self, state: pyspiel.State, player: int) -> str:
+        """Say who won."""
+        payoff = state.returns()[player]
+        result = "You won." if payoff > 0 else "You lost." if payoff < 0 else "It is a draw."
+        return f"The game is over. {result}"
+
+
+class TicTacToeEnv(OpenSpielTextEnv):
+    """``mage/TicTacToe-v0``: tic-tac-toe against an opponent, as text.
+
+    Rewards are +1 for a win, 0 for a draw and -1 for a loss, times ``reward_scale`` (MAGE used 10).
+
+    Args:
+        opponent: ``None`` (uniform random), an opponent or population name, an opponent
+            object, or a ``Population`` (a member is drawn per reset).
+        seat: ``"first"`` (X), ``"second"`` (O) or ``"random"``.
+        reward_scale: Multiplies the +1 / 0 / -1 outcome.
+        invalid_action_penalty: Subtracted from the reward of an invalid answer.
+        max_invalid_actions: Consecutive invalid answers that end the episode as truncated.
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+
+    Example:
+        >>> import gymnasium as gym, mage_envs
+        >>> env = gym.make("mage/TicTacToe-v0")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs, reward, terminated, truncated, info = env.step("(2, 2)")
+        >>> info["invalid_action"]
+        False
+    """
+
+    def __init__(
+        self,
+        opponent: str | Opponent | Population | None = None,
+        seat: str = "first",
+        reward_scale: float = 1.0,
+        invalid_action_penalty: float = 0.0,
+        max_invalid_actions: int = 5,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(
+            TicTacToeText(),
+            opponent=opponent,
+            seat=seat,
+            reward_scale=reward_scale,
+            invalid_action_penalty=invalid_action_penalty,
+            max_invalid_actions=max_invalid_actions,
+            render_mode=render_mode,
+        )

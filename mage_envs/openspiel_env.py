@@ -1,0 +1,248 @@
+"""A single-agent Gymnasium text env for a two-player OpenSpiel game, against an opponent.
+
+The learner writes text; the env parses it into a legal move, applies it with OpenSpiel's rules,
+lets the opponent (and chance) move, and returns what the learner sees next as text.
+
+Invalid text never raises: the state is unchanged, the observation starts with feedback, the reward
+is ``-invalid_action_penalty`` and ``info["invalid_action"]`` is True. After
+``max_invalid_actions`` invalid answers in a row the episode ends as truncated.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import gymnasium as gym
+import pyspiel
+from gymnasium import spaces
+
+from mage_envs.opponents import Opponent, Population, SeatView, as_population
+from mage_envs.parsing import parse_action
+from mage_envs.text_game import MAX_TEXT_CHARS, TEXT_CHARSET, Move, TextGame
+
+__all__ = ["OpenSpielTextEnv", "SEATS"]
+
+SEATS = ("first", "second", "random")
+_OUTSIDE_CHARSET = re.compile("[^" + re.escape("".join(sorted(TEXT_CHARSET))) + "]")
+
+
+class OpenSpielTextEnv(gym.Env[str, str]):
+    """The learner against an opponent in a two-player OpenSpiel game, through text.
+
+    Args:
+        text_game: The game and its text rendering.
+        opponent: ``None`` (uniform random legal play), an opponent name, an object following
+            the :class:`~mage_envs.opponents.Opponent` protocol, or a
+            :class:`~mage_envs.opponents.Population` or population preset name (one member is
+            drawn at each reset from the seed; ``options={"keep_opponent": True}`` keeps it).
+        seat: ``"first"``, ``"second"`` or ``"random"`` (drawn at each reset from the seed).
+        reward_scale: Multiplies the game payoff (MAGE used 5 chips per unit in Kuhn poker and
+            10 per win in tic-tac-toe).
+        invalid_action_penalty: Subtracted from the reward of an invalid answer (LaMer trained with
+            0.5, GiGPO with 0.1; default 0 keeps rewards equal to game payoffs).
+        max_invalid_actions: Consecutive invalid answers that end the episode as truncated.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self,
+        text_game: TextGame,
+        opponent: str | Opponent | Population | None = None,
+        seat: str = "first",
+        reward_scale: float = 1.0,
+        invalid_action_penalty: float = 0.0,
+        max_invalid_actions: int = 5,
+        render_mode: str | None = None,
+    ) -> None:
+        _check_settings(seat, max_invalid_actions, render_mode, self.metadata["render_modes"])
+        self.text_game = text_game
+        self.game = text_game.game
+        self.population = as_population(opponent)
+        # Built once, so a bad name fails here and CFR tables are not rebuilt per trial.
+        self._members = self.population.build(self.game)
+        self._member: int | None = None
+        self.opponent = self._members[0]
+        self.seat = seat
+        self.reward_scale = float(reward_scale)
+        self.invalid_action_penalty = float(invalid_action_penalty)
+        self.max_invalid_actions = int(max_invalid_actions)
+        self.render_mode = render_mode
+        text = spaces.Text(max_length=MAX_TEXT_CHARS, charset=TEXT_CHARSET)
+        self.observation_space = text
+        self.action_space = spaces.Text(max_length=MAX_TEXT_CHARS, charset=TEXT_CHARSET)
+        self._state: pyspiel.State | None = None
+        self._player = 0
+        self._moves: list[Move] = []
+        self._invalid_streak = 0
+        self._text = ""
+        self.game_index = -1
+        """Counts resets: tells agents that read :attr:`state` when a new game has begun."""
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Start a new game: draw the seat, seed the opponent, play until the learner must act.
+
+        Args:
+            seed: Seeds the deal, the seat draw and the opponent (same seed, same game).
+            options: ``{"seat": "first" | "second" | "random"}`` overrides the seat for this game;
+                ``{"keep_opponent": True}`` keeps the population member of the previous reset.
+        """
+        super().reset(seed=seed)
+        options = options or {}
+        # Always draw, so that keeping the opponent does not shift the rest of the seeded stream
+        # (the same seed must deal the same cards either way).
+        drawn = self.population.draw(self.np_random)
+        if self._member is None or not options.get("keep_opponent", False):
+            self._member = drawn
+        self.opponent = self._members[self._member]
+        self._player = self._draw_seat(options.get("seat", self.seat))
+        # 63 raw bits of the seeded stream: as good a seed as integers(), a fifth of the cost.
+        self.opponent.reset(int(self.np_random.bit_generator.random_raw()) >> 1, 1 - self._player)
+        self._state = self.game.new_initial_state()
+        self.game_index += 1
+        self._invalid_streak = 0
+        self._advance()
+        return self._observe(), self._info(invalid=False)
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Apply the learner's text move, then the opponent's replies."""
+        if self._state is None:
+            raise RuntimeError("Call reset() before step().")
+        if self._state.is_terminal():
+            raise RuntimeError("The game is over: call reset() to start a new one.")
+        index = parse_action(action, [m.name for m in self._moves], self._aliases())
+        if index is None:
+            return self._invalid_step()
+        self._invalid_streak = 0
+        self._state.apply_action(self._moves[index].action)
+        self._advance()
+        done = self._state.is_terminal()
+        reward = self._state.returns()[self._player] * self.reward_scale if done else 0.0
+        return self._observe(), float(reward), done, False, self._info(invalid=False)
+
+    def render(self) -> str | None:
+        """Return (``ansi``) or print (``human``) the learner's current text."""
+        if self.render_mode == "ansi":
+            return self._text
+        if self.render_mode == "human":
+            print(self._text)
+        return None
+
+    @property
+    def state(self) -> pyspiel.State | None:
+        """A copy of the full OpenSpiel state: privileged, for referees, solvers and tests only.
+
+        It holds hidden information (the opponent's card); never show it to the agent.
+        """
+        return None if self._state is None else self._state.clone()
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _draw_seat(self, seat: str) -> int:
+        if seat not in SEATS:
+            raise ValueError(f"seat must be one of {SEATS}, not {seat!r}.")
+        if seat == "random":
+            return int(self.np_random.integers(2))
+        return SEATS.index(seat)
+
+    def _advance(self) -> None:
+        """Play chance and opponent moves until the learner must act or the game ends."""
+        state = self._state
+        while not state.is_terminal() and state.current_player() != self._player:
+            if state.is_chance_node():
+                state.apply_action(sample_chance(state, self.np_random.random()))
+            else:
+                self._apply_opponent_move(state)
+        self._moves = [] if state.is_terminal() else self.text_game.moves(state, self._player)
+
+    def _apply_opponent_move(self, state: pyspiel.State) -> None:
+        player = state.current_player()
+        view = SeatView.from_state(state, player, self.game)
+        action = self.opponent.act(view)
+        if action not in view.legal_actions:
+            raise RuntimeError(
+                f"Opponent {self.opponent.name!r} chose illegal action {action!r}; "
+                f"legal: {list(view.legal_actions)}."
+            )
+        state.apply_action(action)
+
+    def _aliases(self) -> dict[str, str]:
+        return {alias: m.name for m in self._moves for alias in m.aliases}
+
+    def _invalid_step(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        self._invalid_streak += 1
+        truncated = self._invalid_streak >= self.max_invalid_actions
+        legal = ", ".join(m.name for m in self._moves)
+        feedback = f"Invalid move: your answer did not name exactly one legal move ({legal})."
+        if truncated:
+            feedback += f" {self.max_invalid_actions} invalid moves in a row: the game is stopped."
+        obs = self._observe(prefix=feedback + "\n\n")
+        info = self._info(invalid=True)
+        penalty = -self.invalid_action_penalty if self.invalid_action_penalty else 0.0  # not -0.0
+        return obs, penalty, False, truncated, info
+
+    def _observe(self, prefix: str = "") -> str:
+        state, player = self._state, self._player
+        if state.is_terminal():
+            body = self.text_game.observation_text(state, player)
+            body += "\n" + self.text_game.outcome_text(state, player)
+        else:
+            body = self.text_game.observation_text(state, player)
+            body += "\nLegal moves: " + ", ".join(m.name for m in self._moves) + "."
+        self._text = _printable(prefix + body)
+        return self._text
+
+    def _info(self, invalid: bool) -> dict[str, Any]:
+        state = self._state
+        info: dict[str, Any] = {
+            "legal_actions": [m.name for m in self._moves],
+            "legal_action_ids": [m.action for m in self._moves],
+            "seat": self.text_game.seat_name(self._player),
+            "player": self._player,
+            "opponent": self.opponent.name,
+            "invalid_action": invalid,
+        }
+        if state.is_terminal():
+            payoff = float(state.returns()[self._player])
+            info.update(payoff=payoff, success=payoff > 0)
+            info.update(self.text_game.revealed(state, self._player))
+        return info
+
+
+def sample_chance(state: pyspiel.State, u: float) -> int:
+    """Return the chance outcome at quantile ``u`` in [0, 1) of ``state``'s outcome distribution.
+
+    Example:
+        >>> import pyspiel
+        >>> state = pyspiel.load_game("kuhn_poker").new_initial_state()
+        >>> sample_chance(state, 0.0), sample_chance(state, 0.5), sample_chance(state, 0.99)
+        (0, 1, 2)
+    """
+    outcomes = state.chance_outcomes()
+    for action, prob in outcomes:
+        u -= prob
+        if u < 0:
+            return action
+    return outcomes[-1][0]  # rounding left u a hair above the total
+
+
+def _printable(text: str) -> str:
+    """Keep the observation inside the declared ``spaces.Text`` charset and length."""
+    return _OUTSIDE_CHARSET.sub("?", text)[:MAX_TEXT_CHARS]
+
+
+def _check_settings(
+    seat: str, max_invalid_actions: int, render_mode: str | None, modes: list[str]
+) -> None:
+    if seat not in SEATS:
+        raise ValueError(f"seat must be one of {SEATS}, not {seat!r}.")
+    if max_invalid_actions < 1:
+        raise ValueError(f"max_invalid_actions must be >= 1, not {max_invalid_actions}.")
+    if render_mode is not None and render_mode not in modes:
+        raise ValueError(f"render_mode must be None or one of {modes}, not {render_mode!r}.")

@@ -1,0 +1,27 @@
+"""Registers the suite's env ids with Gymnasium (done once, on ``import mage_envs``)."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+__all__ = ["ENV_IDS", "register_envs"]
+
+ENV_IDS: dict[str, str] = {
+    "mage/KuhnPoker-v0": "mage_envs.games.kuhn_poker:KuhnPokerEnv",
+    "mage/TicTacToe-v0": "mage_envs.games.tic_tac_toe:TicTacToeEnv",
+    "mage/OpenSpiel-v0": "mage_envs.games.openspiel_game:OpenSpielEnv",
+    "mage/Sokoban-v0": "mage_envs.puzzles.sokoban_env:SokobanEnv",
+    "mage/SokobanMoreBoxes-v0": "mage_envs.puzzles.sokoban_env:SokobanMoreBoxesEnv",
+    "mage/SokobanLarge-v0": "mage_envs.puzzles.sokoban_env:SokobanLargeEnv",
+    "mage/Minesweeper-v0": "mage_envs.puzzles.minesweeper_env:MinesweeperEnv",
+    "mage/MinesweeperMoreMines-v0": "mage_envs.puzzles.minesweeper_env:MinesweeperMoreMinesEnv",
+    "mage/MinesweeperLarge-v0": "mage_envs.puzzles.minesweeper_env:MinesweeperLargeEnv",
+}
+"""Every id the suite registers, with its entry point."""
+
+
+def register_envs() -> None:
+    """Register every id in :data:`ENV_IDS` that Gymnasium does not know yet."""
+    for env_id, entry_point in ENV_IDS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=entry_point)

@@ -1,0 +1,110 @@
+"""The text view of an OpenSpiel game: what one player reads, and the names of its moves.
+
+The rules stay in OpenSpiel. A :class:`TextGame` only renders: the observation text for one player
+(their own view, never hidden information), the names of the legal moves with accepted aliases, the
+outcome in words, and the facts that the rules reveal at the end (for example cards at a showdown).
+Each game of the suite subclasses it; :class:`GenericTextGame` covers any OpenSpiel game with the
+game's own observation and action strings.
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+
+import pyspiel
+
+__all__ = ["Move", "TextGame", "GenericTextGame", "TEXT_CHARSET", "MAX_TEXT_CHARS"]
+
+TEXT_CHARSET = "".join(sorted(set(string.printable)))
+"""Characters an observation may contain (ASCII printable, with space and newline).
+
+A sorted string, not a set: ``spaces.Text`` samples from the charset in its iteration order, and a
+set's order changes from one process to the next.
+"""
+
+MAX_TEXT_CHARS = 16_384
+"""Upper bound on the length of an observation, used for ``spaces.Text``."""
+
+
+@dataclass(frozen=True)
+class Move:
+    """One legal move as shown to a player.
+
+    Attributes:
+        action: The OpenSpiel action id.
+        name: The text the player writes to choose it.
+        aliases: Other accepted spellings.
+    """
+
+    action: int
+    name: str
+    aliases: tuple[str, ...] = field(default=())
+
+
+class TextGame:
+    """Renders an OpenSpiel game as text for one player. Subclasses override the ``*_text`` hooks.
+
+    Args:
+        game: The loaded OpenSpiel game (two players, sequential moves).
+        title: A short human name of the game.
+    """
+
+    def __init__(self, game: pyspiel.Game, title: str) -> None:
+        self.game = game
+        self.title = title
+
+    def moves(self, state: pyspiel.State, player: int) -> list[Move]:
+        """Return the legal moves of ``player`` at ``state``, named with OpenSpiel's strings."""
+        return _unique_moves(
+            [Move(a, state.action_to_string(player, a)) for a in state.legal_actions(player)]
+        )
+
+    def observation_text(self, state: pyspiel.State, player: int) -> str:
+        """Return what ``player`` sees at ``state`` (without the list of legal moves)."""
+        raise NotImplementedError
+
+    def outcome_text(self, state: pyspiel.State, player: int) -> str:
+        """Return the result of a finished game from ``player``'s side."""
+        payoff = state.returns()[player]
+        result = "You won" if payoff > 0 else "You lost" if payoff < 0 else "It is a draw"
+        return f"The game is over. {result} (payoff {payoff:+g})."
+
+    def revealed(self, state: pyspiel.State, player: int) -> dict:
+        """Return facts the rules reveal to ``player`` at the end of the game (default: none)."""
+        return {}
+
+    def seat_name(self, player: int) -> str:
+        """Return the word for a seat: ``first`` or ``second``."""
+        return "first" if player == 0 else "second"
+
+
+class GenericTextGame(TextGame):
+    """Any two-player OpenSpiel game, shown with the game's own observation and action strings."""
+
+    def __init__(self, game: pyspiel.Game) -> None:
+        super().__init__(game, game.get_type().long_name)
+        game_type = game.get_type()
+        self._uses_observation = game_type.provides_observation_string
+
+    def observation_text(self, state: pyspiel.State, player: int) -> str:
+        """Return the game's observation string (or information state string) for ``player``."""
+        if self._uses_observation:
+            view = state.observation_string(player)
+        else:
+            view = state.information_state_string(player)
+        return (
+            f"{self.title}. You are player {player} (you move {self.seat_name(player)}).\n"
+            f"Your view of the game:\n{view.rstrip()}"
+        )
+
+
+def _unique_moves(moves: list[Move]) -> list[Move]:
+    """Append the action id to names that are not unique, so every name picks one move."""
+    counts: dict[str, int] = {}
+    for move in moves:
+        counts[move.name.lower()] = counts.get(move.name.lower(), 0) + 1
+    return [
+        move if counts[move.name.lower()] == 1 else Move(move.action, f"{move.name} #{move.action}")
+        for move in moves
+    ]

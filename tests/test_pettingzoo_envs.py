@@ -1,0 +1,73 @@
+"""PettingZoo AEC versions of Kuhn poker and tic-tac-toe."""
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, seed_test
+
+from mage_envs.games.kuhn_poker import CARD_NAMES
+from mage_envs.pettingzoo import kuhn_poker_v0, tic_tac_toe_v0
+
+MODULES = [kuhn_poker_v0, tic_tac_toe_v0]
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_api_test(module):
+    api_test(module.env(), num_cycles=300)
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_seed_test(module):
+    seed_test(module.env, num_cycles=50)
+
+
+@pytest.mark.parametrize("module", MODULES, ids=lambda m: m.__name__)
+def test_mask_and_text_live_in_info(module):
+    env = module.env()
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        assert isinstance(obs, np.ndarray)
+        if terminated or truncated:
+            env.step(None)
+            continue
+        assert info["action_mask"].dtype == np.int8
+        assert list(np.flatnonzero(info["action_mask"])) == info["legal_action_ids"]
+        assert info["text"].endswith("Legal moves: " + ", ".join(info["legal_actions"]) + ".")
+        other = env.infos[[a for a in env.possible_agents if a != agent][0]]
+        assert not other["action_mask"].any() and other["legal_actions"] == []
+        env.step(info["legal_action_ids"][-1])
+
+
+def test_text_actions_through_the_parser():
+    env = kuhn_poker_v0.env()
+    env.reset(seed=0)
+    assert env.action_from_text("player_0", "<action>BET</action>") == 1
+    assert env.action_from_text("player_0", "pass") == 0
+    assert env.action_from_text("player_0", "gibberish") is None
+    env.step(1)
+    assert env.action_from_text("player_1", "call") == 1
+
+
+def test_kuhn_text_keeps_cards_private_and_payoffs_zero_sum():
+    env = kuhn_poker_v0.env()
+    for seed in range(50):
+        env.reset(seed=seed)
+        cards = [CARD_NAMES[c] for c in env.unwrapped.state.history()[:2]]
+        for agent in env.agent_iter():
+            obs, reward, terminated, truncated, info = env.last()
+            if terminated:
+                env.step(None)
+                continue
+            me = env.possible_agents.index(agent)
+            assert f"Your card: {cards[me]}." in info["text"]
+            assert "opponent's" not in info["text"]
+            env.step(info["legal_action_ids"][seed % len(info["legal_action_ids"])])
+        assert sum(env.unwrapped.state.returns()) == 0
+
+
+def test_illegal_integer_action_raises_clearly():
+    env = tic_tac_toe_v0.env()
+    env.reset(seed=0)
+    env.step(4)
+    with pytest.raises(ValueError, match="Illegal action 4"):
+        env.step(4)
