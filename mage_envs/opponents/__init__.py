@@ -1,0 +1,55 @@
+"""Opponents for two-player games: a small protocol, scripted styles, search and equilibrium bots.
+
+- :class:`Opponent` is the protocol (``name``, ``reset(seed, player)``, ``act(view)``); a
+  :class:`PolicyOpponent` also states its ``action_probabilities``, so exact tools can read it.
+- :func:`make_opponent` builds one from a name (:func:`opponent_names` lists them); a name that
+  does not exist or does not fit the game raises, never falling back to random play.
+- :class:`Population` draws one member per trial; :data:`PRESETS` holds MAGE's pools.
+- :func:`play_match` is a referee: K seeded games, mean payoff and a 95% confidence interval.
+"""
+
+from mage_envs.opponents.base import (
+    Opponent,
+    PolicyOpponent,
+    RandomOpponent,
+    SeatView,
+    is_perfect_information,
+)
+from mage_envs.opponents.cfr import CFROpponent, equilibrium_policy
+from mage_envs.opponents.kuhn import KUHN_STYLES, KuhnStyle
+from mage_envs.opponents.mcts import MCTSOpponent
+from mage_envs.opponents.population import PRESETS, Population, as_population, population_names
+from mage_envs.opponents.referee import MatchResult, play_match
+from mage_envs.opponents.registry import make_opponent, opponent_names, register_opponent
+from mage_envs.opponents.tic_tac_toe import (
+    TIC_TAC_TOE_STYLES,
+    PerfectPlayOpponent,
+    PreferredOrderOpponent,
+    WeightedRandomOpponent,
+)
+
+__all__ = [
+    "CFROpponent",
+    "KUHN_STYLES",
+    "KuhnStyle",
+    "MCTSOpponent",
+    "MatchResult",
+    "Opponent",
+    "PRESETS",
+    "PerfectPlayOpponent",
+    "PolicyOpponent",
+    "Population",
+    "PreferredOrderOpponent",
+    "RandomOpponent",
+    "SeatView",
+    "TIC_TAC_TOE_STYLES",
+    "WeightedRandomOpponent",
+    "as_population",
+    "equilibrium_policy",
+    "is_perfect_information",
+    "make_opponent",
+    "opponent_names",
+    "play_match",
+    "population_names",
+    "register_opponent",
+]

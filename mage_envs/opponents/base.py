@@ -1,0 +1,152 @@
+"""The opponent protocol: what an opponent sees, and how it is seeded and asked for a move.
+
+An opponent controls one seat of an OpenSpiel game. It is told its seat and a seed at the start of
+every game, and at each of its turns it receives a :class:`SeatView`: the legal actions and the
+information state of its own seat. Only in perfect-information games does the view also carry the
+full game state (search bots such as MCTS need it, and nothing in it is hidden).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+import pyspiel
+
+__all__ = [
+    "SeatView",
+    "Opponent",
+    "PolicyOpponent",
+    "RandomOpponent",
+    "is_perfect_information",
+]
+
+
+def is_perfect_information(game: pyspiel.Game) -> bool:
+    """Return True if every player of ``game`` sees the whole state."""
+    information = game.get_type().information
+    return information == pyspiel.GameType.Information.PERFECT_INFORMATION
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """What one seat may see when it must act.
+
+    Attributes:
+        game: The OpenSpiel game being played.
+        player: The seat that must act (0 or 1).
+        legal_actions: The OpenSpiel ids of the legal actions.
+        information_state: The seat's own information state string (no hidden information).
+        state: A copy of the full state, only for perfect-information games; ``None`` otherwise.
+    """
+
+    game: pyspiel.Game
+    player: int
+    legal_actions: tuple[int, ...]
+    information_state: str
+    state: pyspiel.State | None = None
+
+    @classmethod
+    def from_state(
+        cls, state: pyspiel.State, player: int, game: pyspiel.Game | None = None
+    ) -> SeatView:
+        """Build the view of ``player`` at ``state``, withholding hidden information.
+
+        Args:
+            state: The current state (not modified).
+            player: The seat that must act.
+            game: ``state``'s game, when the caller has it at hand (saves a lookup per move).
+        """
+        game = game or state.get_game()
+        uses_info_state, perfect = _view_kind(game)
+        if uses_info_state:
+            info = state.information_state_string(player)
+        else:
+            info = state.observation_string(player)
+        full = state.clone() if perfect else None
+        return cls(game, player, tuple(state.legal_actions(player)), info, full)
+
+
+_VIEW_KINDS: dict[str, tuple[bool, bool]] = {}
+
+
+def _view_kind(game: pyspiel.Game) -> tuple[bool, bool]:
+    """Return (uses the information state string, is perfect information), cached per game."""
+    key = str(game)
+    if key not in _VIEW_KINDS:
+        game_type = game.get_type()
+        _VIEW_KINDS[key] = (
+            game_type.provides_information_state_string,
+            is_perfect_information(game),
+        )
+    return _VIEW_KINDS[key]
+
+
+@runtime_checkable
+class Opponent(Protocol):
+    """A policy for one seat: seeded per game, told its seat, returns a legal action id."""
+
+    name: str
+
+    def reset(self, seed: int | None, player: int) -> None:
+        """Start a new game in seat ``player`` with randomness drawn from ``seed``."""
+
+    def act(self, view: SeatView) -> int:
+        """Return one of ``view.legal_actions``."""
+
+
+class PolicyOpponent:
+    """An opponent given by its action probabilities; it samples its move with a seeded generator.
+
+    Subclasses implement :meth:`action_probabilities`. Because the policy is explicit, exact tools
+    (best response, exploitability, the bounds in :mod:`mage_envs.bounds`) can read it.
+    """
+
+    name = "policy"
+
+    def __init__(self) -> None:
+        self._rng = random.Random()
+
+    def reset(self, seed: int | None, player: int) -> None:
+        """Reseed the generator for a new game."""
+        # The stdlib generator: seeding it costs a few microseconds, numpy's about twenty, and
+        # opponents are reseeded every game.
+        self._rng = random.Random(seed)
+
+    def action_probabilities(self, view: SeatView) -> dict[int, float]:
+        """Return ``{action id: probability}`` over ``view.legal_actions`` (summing to 1)."""
+        raise NotImplementedError
+
+    def act(self, view: SeatView) -> int:
+        """Sample an action from :meth:`action_probabilities`."""
+        probs = {a: p for a, p in self.action_probabilities(view).items() if p > 0}
+        u = self._rng.random() * sum(probs.values())
+        for action, prob in probs.items():
+            u -= prob
+            if u < 0:
+                return int(action)
+        return int(action)  # rounding left u a hair above zero: the last positive action
+
+
+class RandomOpponent(PolicyOpponent):
+    """Plays a uniformly random legal action.
+
+    Example:
+        >>> import pyspiel
+        >>> state = pyspiel.load_game("tic_tac_toe").new_initial_state()
+        >>> bot = RandomOpponent()
+        >>> bot.reset(seed=0, player=0)
+        >>> bot.act(SeatView.from_state(state, 0)) in range(9)
+        True
+    """
+
+    name = "random"
+
+    def action_probabilities(self, view: SeatView) -> dict[int, float]:
+        """Return the uniform distribution over the legal actions."""
+        return {a: 1.0 / len(view.legal_actions) for a in view.legal_actions}
+
+    def act(self, view: SeatView) -> int:
+        """Return a uniformly random legal action."""
+        return self._rng.choice(view.legal_actions)

@@ -1,0 +1,152 @@
+"""Tic-tac-toe opponents: MAGE's fixed preferred-cell orders, a biased random player, perfect play.
+
+Cells are OpenSpiel action ids, ``3 * row + col`` (0-indexed): 0 is the top-left corner, 4 the
+centre. A preferred-order player takes the first free cell of its order and ignores threats, so it
+can be beaten; the biased random player favours the centre and corners; the perfect player picks
+uniformly among the moves that keep the game-theoretic value (it never loses).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from mage_envs.opponents.base import PolicyOpponent, SeatView
+
+__all__ = [
+    "PreferredOrderOpponent",
+    "WeightedRandomOpponent",
+    "PerfectPlayOpponent",
+    "TIC_TAC_TOE_STYLES",
+    "minimax_value",
+    "optimal_actions",
+]
+
+CENTRE, CORNERS, EDGES = (4,), (0, 2, 6, 8), (1, 3, 5, 7)
+
+
+class PreferredOrderOpponent(PolicyOpponent):
+    """Plays the first legal cell of a fixed order.
+
+    Args:
+        name: The name shown in ``info["opponent"]``.
+        order: Every action id, most preferred first.
+
+    Example:
+        >>> import pyspiel
+        >>> state = pyspiel.load_game("tic_tac_toe").new_initial_state()
+        >>> state.apply_action(4)
+        >>> TIC_TAC_TOE_STYLES["order-center"]().act(SeatView.from_state(state, 1))
+        0
+    """
+
+    def __init__(self, name: str, order: tuple[int, ...]) -> None:
+        super().__init__()
+        if sorted(order) != list(range(9)):
+            raise ValueError(f"order must list each cell 0..8 once, not {order!r}.")
+        self.name = name
+        self.order = tuple(int(a) for a in order)
+
+    def action_probabilities(self, view: SeatView) -> dict[int, float]:
+        """Put all probability on the first legal cell of the order."""
+        first = next(a for a in self.order if a in view.legal_actions)
+        return {a: float(a == first) for a in view.legal_actions}
+
+
+class WeightedRandomOpponent(PolicyOpponent):
+    """Plays a random legal cell with probability proportional to a fixed weight per cell.
+
+    Args:
+        name: The name shown in ``info["opponent"]``.
+        weights: Nine positive weights, one per cell.
+    """
+
+    def __init__(self, name: str, weights: tuple[float, ...]) -> None:
+        super().__init__()
+        if len(weights) != 9 or not all(w > 0 for w in weights):
+            raise ValueError(f"weights must be nine positive numbers, not {weights!r}.")
+        self.name = name
+        self.weights = tuple(float(w) for w in weights)
+
+    def action_probabilities(self, view: SeatView) -> dict[int, float]:
+        """Return the weights of the legal cells, normalised."""
+        total = sum(self.weights[a] for a in view.legal_actions)
+        return {a: self.weights[a] / total for a in view.legal_actions}
+
+
+_VALUES: dict[str, float] = {}
+
+
+def _check_tic_tac_toe(game: pyspiel.Game) -> None:
+    if game.get_type().short_name != "tic_tac_toe":
+        raise ValueError(f"Perfect play is solved here for tic_tac_toe only, not {game}.")
+
+
+def minimax_value(state: pyspiel.State) -> float:
+    """Return the game-theoretic value of a tic-tac-toe ``state`` for the first player (X).
+
+    Values are memoised per board (the board fixes whose turn it is), so the whole game is solved
+    once per process, in a fraction of a second.
+
+    Example:
+        >>> import pyspiel
+        >>> minimax_value(pyspiel.load_game("tic_tac_toe").new_initial_state())
+        0.0
+    """
+    _check_tic_tac_toe(state.get_game())
+    return _value(state)
+
+
+def _value(state: pyspiel.State) -> float:
+    key = str(state)
+    if key not in _VALUES:
+        if state.is_terminal():
+            _VALUES[key] = float(state.returns()[0])
+        else:
+            children = [_value(state.child(a)) for a in state.legal_actions()]
+            _VALUES[key] = max(children) if state.current_player() == 0 else min(children)
+    return _VALUES[key]
+
+
+def optimal_actions(state: pyspiel.State) -> list[int]:
+    """Return the legal moves of a tic-tac-toe ``state`` that keep its minimax value."""
+    _check_tic_tac_toe(state.get_game())
+    value = _value(state)
+    return [a for a in state.legal_actions() if _value(state.child(a)) == value]
+
+
+class PerfectPlayOpponent:
+    """Perfect tic-tac-toe: a uniformly random (seeded) choice among the value-keeping moves.
+
+    Args:
+        game: The ``tic_tac_toe`` game.
+    """
+
+    name = "perfect"
+
+    def __init__(self, game: pyspiel.Game) -> None:
+        _check_tic_tac_toe(game)
+        self._rng = np.random.default_rng()
+
+    def reset(self, seed: int | None, player: int) -> None:
+        """Reseed the tie-breaking generator."""
+        self._rng = np.random.default_rng(seed)
+
+    def act(self, view: SeatView) -> int:
+        """Return one of the optimal moves at ``view.state``."""
+        return int(self._rng.choice(optimal_actions(view.state)))
+
+
+_ORDERS = {
+    "order-center": CENTRE + CORNERS + EDGES,
+    "order-corners": CORNERS + CENTRE + EDGES,
+    "order-edges": EDGES + CENTRE + CORNERS,
+    "order-rows": tuple(range(9)),
+}
+_BIASED = tuple(4.0 if a in CENTRE else 2.0 if a in CORNERS else 1.0 for a in range(9))
+
+TIC_TAC_TOE_STYLES = {
+    **{name: (lambda n=name: PreferredOrderOpponent(n, _ORDERS[n])) for name in _ORDERS},
+    "biased-random": lambda: WeightedRandomOpponent("biased-random", _BIASED),
+}
+"""Style name -> factory of a fresh tic-tac-toe style opponent."""
