@@ -1,0 +1,91 @@
+"""Gymnasium plumbing shared by the single-agent puzzles: text spaces, seeds, turns, rendering."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from mage_envs.text_game import MAX_TEXT_CHARS, TEXT_CHARSET
+
+__all__ = ["TextPuzzleEnv", "printable"]
+
+
+def printable(text: str) -> str:
+    r"""Keep text inside the declared ``spaces.Text`` charset and length.
+
+    Example:
+        >>> printable("caf\u00e9")
+        'caf?'
+    """
+    return "".join(c if c in TEXT_CHARSET else "?" for c in text)[:MAX_TEXT_CHARS]
+
+
+class TextPuzzleEnv(gym.Env[str, str]):
+    """Base of the puzzle envs: text observation and action spaces, turn budget, rendering.
+
+    Subclasses implement ``reset`` and ``step``; they call :meth:`_start` in ``reset`` and
+    :meth:`_show` for every observation they return.
+
+    Args:
+        max_steps: Turns (calls to ``step``, invalid ones included) before the episode is
+            truncated.
+        invalid_action_penalty: Subtracted from the reward of an invalid answer.
+        render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
+            (prints it).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"]}
+
+    def __init__(
+        self, max_steps: int, invalid_action_penalty: float, render_mode: str | None
+    ) -> None:
+        if int(max_steps) < 1:
+            raise ValueError(f"max_steps must be >= 1, not {max_steps}.")
+        modes = self.metadata["render_modes"]
+        if render_mode is not None and render_mode not in modes:
+            raise ValueError(f"render_mode must be None or one of {modes}, not {render_mode!r}.")
+        self.max_steps = int(max_steps)
+        self.invalid_action_penalty = float(invalid_action_penalty)
+        self.render_mode = render_mode
+        self.observation_space = spaces.Text(max_length=MAX_TEXT_CHARS, charset=TEXT_CHARSET)
+        self.action_space = spaces.Text(max_length=MAX_TEXT_CHARS, charset=TEXT_CHARSET)
+        self._text = ""
+        self._turn = 0
+        self._over = True
+
+    def render(self) -> str | None:
+        """Return (``ansi``) or print (``human``) the current observation text."""
+        if self.render_mode == "ansi":
+            return self._text
+        if self.render_mode == "human":
+            print(self._text)
+        return None
+
+    def _start(self, seed: int | None) -> int:
+        """Seed, clear the turn count, and return the level seed (the reset seed when given)."""
+        super().reset(seed=seed)
+        self._turn = 0
+        self._over = False
+        if seed is not None:
+            return int(seed)
+        return int(self.np_random.integers(2**63 - 1))
+
+    def _begin_step(self) -> None:
+        if self._over:
+            raise RuntimeError("The episode is over: call reset() to start a new one.")
+        self._turn += 1
+
+    def _out_of_turns(self, terminated: bool) -> bool:
+        """Whether this turn ends the episode as truncated (the turn budget is spent)."""
+        truncated = not terminated and self._turn >= self.max_steps
+        self._over = terminated or truncated
+        return truncated
+
+    def _show(self, text: str) -> str:
+        self._text = printable(text)
+        return self._text
+
+    def _turn_info(self) -> dict[str, Any]:
+        return {"turn": self._turn, "max_steps": self.max_steps}

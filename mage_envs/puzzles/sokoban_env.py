@@ -1,0 +1,276 @@
+"""``mage/Sokoban-v0`` and its variants: generated Sokoban levels as a Gymnasium text env.
+
+Rewards (gym-sokoban's scheme, which LaMer kept), summed over the moves of a turn:
+``-step_penalty`` per move, ``+box_on_target_reward`` when a box is pushed onto a target and the
+same amount taken away when one is pushed off, ``+success_reward`` when the last box lands. An
+invalid turn (unreadable text, too many moves, or a first move that is blocked) changes nothing and
+costs ``invalid_action_penalty``. A deadlock (a box that can provably never reach a target) ends
+the episode at once, as in LaMer, and the feedback says which box.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mage_envs.puzzles.grid_text import cell_name
+from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
+from mage_envs.puzzles.sokoban import SokobanLevel, dead_cells, deadlocked_boxes
+from mage_envs.puzzles.sokoban_generator import SokobanSettings, generate_level
+from mage_envs.puzzles.sokoban_solver import SearchLimitError, solve
+from mage_envs.puzzles.sokoban_text import RULES, board_text, parse_moves
+
+__all__ = ["SokobanEnv", "SokobanMoreBoxesEnv", "SokobanLargeEnv"]
+
+
+class SokobanEnv(TextPuzzleEnv):
+    """Sokoban through text: a generated level per seed, up to ``moves_per_turn`` moves per turn.
+
+    Defaults are LaMer's: a 6x6 room with 2 boxes, levels whose optimal solution takes 5 to 21
+    moves, 3 moves per turn and 7 turns.
+
+    Args:
+        height: Rows of the room, outer walls included.
+        width: Columns of the room, outer walls included.
+        num_boxes: Boxes (and targets).
+        min_solution_length: Shortest optimal solution of a generated level, in moves.
+        max_solution_length: Longest optimal solution of a generated level, in moves.
+        boxes_start_off_targets: Generate only levels where no box starts on a target.
+        moves_per_turn: Most moves one answer may hold ("up, left, left").
+        max_steps: Turns before truncation (each call to ``step`` is a turn).
+        step_penalty: Cost of each move.
+        box_on_target_reward: Reward for pushing a box onto a target (and cost of pushing it off).
+        success_reward: Bonus when every box is on a target.
+        invalid_action_penalty: Cost of an invalid turn.
+        end_on_deadlock: End the episode (terminated) as soon as a deadlock is detected
+            (``info["deadlock"]`` reports it either way).
+        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+
+    Example:
+        >>> import gymnasium as gym, mage_envs
+        >>> env = gym.make("mage/Sokoban-v0")
+        >>> obs, info = env.reset(seed=3)
+        >>> 5 <= info["optimal_length"] <= 21
+        True
+        >>> obs, reward, terminated, truncated, info = env.step("<action>up</action>")
+        >>> info["moves_applied"]
+        ['up']
+    """
+
+    def __init__(
+        self,
+        height: int = 6,
+        width: int = 6,
+        num_boxes: int = 2,
+        min_solution_length: int = 5,
+        max_solution_length: int = 21,
+        boxes_start_off_targets: bool = False,
+        moves_per_turn: int = 3,
+        max_steps: int = 7,
+        step_penalty: float = 0.1,
+        box_on_target_reward: float = 1.0,
+        success_reward: float = 10.0,
+        invalid_action_penalty: float = 0.1,
+        end_on_deadlock: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__(max_steps, invalid_action_penalty, render_mode)
+        self.settings = SokobanSettings(
+            height,
+            width,
+            num_boxes,
+            min_solution_length,
+            max_solution_length,
+            boxes_start_off_targets=boxes_start_off_targets,
+        )
+        if int(moves_per_turn) < 1:
+            raise ValueError(f"moves_per_turn must be >= 1, not {moves_per_turn}.")
+        self.moves_per_turn = int(moves_per_turn)
+        self.step_penalty = float(step_penalty)
+        self.box_on_target_reward = float(box_on_target_reward)
+        self.success_reward = float(success_reward)
+        self.end_on_deadlock = bool(end_on_deadlock)
+        self.initial_level: SokobanLevel | None = None
+        self.level: SokobanLevel | None = None
+        self.optimal_length: int | None = None
+        self._level_seed: int | None = None
+        self._dead: frozenset[int] = frozenset()
+        self._moves = 0
+        self._finished = False
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Start a level: the one generated from the seed, or ``options["level"]`` if given.
+
+        Args:
+            seed: The level seed: the same seed gives the same level, byte for byte.
+            options: ``{"level": text_or_level}`` plays a given level instead (XSB text as read by
+                :meth:`SokobanLevel.from_text`); it must be solvable.
+        """
+        level_seed = self._start(seed)
+        custom = (options or {}).get("level")
+        if custom is None:
+            made = generate_level(level_seed, self.settings)
+            level, self.optimal_length, self._level_seed = (
+                made.level,
+                len(made.solution),
+                level_seed,
+            )
+        else:
+            level = custom if isinstance(custom, SokobanLevel) else SokobanLevel.from_text(custom)
+            self.optimal_length, self._level_seed = _optimal_length(level), None
+        self.initial_level = self.level = level
+        self._dead = dead_cells(level)
+        self._moves = 0
+        self._finished = False
+        return self._show(self._page("")), self._info(invalid=False, applied=[], deadlock=[])
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Apply the moves the text asks for (up to ``moves_per_turn``); stop at a blocked one."""
+        if self.level is None:
+            raise RuntimeError("Call reset() before step().")
+        self._begin_step()
+        moves = parse_moves(action)
+        problem = self._problem(moves)
+        if problem:
+            truncated = self._out_of_turns(terminated=False)
+            text = f"Invalid answer: {problem} Nothing moved."
+            obs = self._show(self._page(text + self._ending(False, truncated, [])))
+            info = self._info(invalid=True, applied=[], deadlock=[])
+            return obs, -self.invalid_action_penalty or 0.0, False, truncated, info
+        reward, applied, note = self._play(moves)
+        stuck = deadlocked_boxes(self.level, self._dead)
+        terminated = self.level.solved or (self.end_on_deadlock and bool(stuck))
+        self._finished = terminated
+        truncated = self._out_of_turns(terminated)
+        if self.level.solved:
+            reward += self.success_reward
+        text = f"You moved {', '.join(applied)}.{note}" + self._ending(terminated, truncated, stuck)
+        obs = self._show(self._page(text))
+        return obs, reward, terminated, truncated, self._info(False, applied, stuck)
+
+    def _how_to_answer(self) -> str:
+        if self.moves_per_turn == 1:
+            return "Write one move per turn: up, down, left or right."
+        return (
+            f"Write up to {self.moves_per_turn} moves per turn among up, down, left, right, "
+            'separated by commas (e.g. "up, left").'
+        )
+
+    def _problem(self, moves: list[str]) -> str:
+        """Why the answer cannot be played as a turn, or '' when it can."""
+        if not moves:
+            return self._how_to_answer()
+        if len(moves) > self.moves_per_turn:
+            return f"{len(moves)} moves given, at most {self.moves_per_turn} per turn."
+        blocked = self.level.step(moves[0]).blocked
+        if blocked:
+            return f"{moves[0]} is blocked ({blocked})."
+        return ""
+
+    def _play(self, moves: list[str]) -> tuple[float, list[str], str]:
+        """Apply moves until one is blocked or the level is solved or deadlocked."""
+        reward, applied, note = 0.0, [], ""
+        for i, move in enumerate(moves):
+            result = self.level.step(move)
+            if result.blocked:
+                skipped = len(moves) - i
+                note = f" Move {i + 1} ({move}) was blocked ({result.blocked}); {skipped} skipped."
+                break
+            on_before = self.level.boxes_on_targets
+            self.level = result.level
+            self._moves += 1
+            applied.append(move)
+            change = self.level.boxes_on_targets - on_before
+            reward += change * self.box_on_target_reward - self.step_penalty
+            if self.level.solved or (
+                self.end_on_deadlock and deadlocked_boxes(self.level, self._dead)
+            ):
+                break
+        return reward, applied, note
+
+    def _page(self, feedback: str) -> str:
+        head = f"{feedback}\n\n" if feedback else ""
+        rules = f"{RULES}\n{self._how_to_answer()}"
+        turns = f"Turn {self._turn + 1} of {self.max_steps}." if not self._over else "Game over."
+        legal = ", ".join(self.level.legal_moves()) if not self._over else "none"
+        return f"{head}{rules}\n{board_text(self.level)}\n{turns} Legal first moves now: {legal}."
+
+    def _ending(self, terminated: bool, truncated: bool, stuck: list[int]) -> str:
+        """The sentence that says why the episode ended, if it did."""
+        level = self.level
+        if terminated and level.solved:
+            return f" Every box is on a target: solved in {self._moves} moves."
+        if terminated and stuck:
+            where = ", ".join(cell_name(*level.position(box)) for box in stuck)
+            return (
+                f" Deadlock: the box at {where} can never reach a target, so the level cannot be "
+                "solved any more. The episode is over."
+            )
+        if truncated:
+            return f" Out of turns ({self.max_steps}): the episode is over."
+        return ""
+
+    def _info(self, invalid: bool, applied: list[str], deadlock: list[int]) -> dict[str, Any]:
+        level = self.level
+        return {
+            "legal_actions": [] if self._finished else level.legal_moves(),
+            "invalid_action": invalid,
+            "success": level.solved,
+            "moves_applied": list(applied),
+            "moves_made": self._moves,
+            "optimal_length": self.optimal_length,
+            "level_seed": self._level_seed,
+            "boxes_on_target": level.boxes_on_targets,
+            "num_boxes": len(level.boxes),
+            "deadlock": bool(deadlock),
+            "board": level.to_text(),
+            **self._turn_info(),
+        }
+
+
+def _optimal_length(level: SokobanLevel) -> int | None:
+    """The optimal length of a given level (None when the search is too big); unsolvable: error."""
+    if level.solved:
+        raise ValueError("options['level'] is already solved; give a level with a box off target.")
+    try:
+        solution = solve(level)
+    except SearchLimitError:
+        return None
+    if solution is None:
+        raise ValueError("options['level'] cannot be solved; give a solvable level.")
+    return len(solution)
+
+
+class SokobanMoreBoxesEnv(SokobanEnv):
+    """``mage/SokobanMoreBoxes-v0``: LaMer's room and turn budget with 3 boxes, none on a target.
+
+    Defaults: 6x6, 3 boxes, boxes start off targets, optimal length 5 to 21, 3 moves x 7 turns.
+    Any :class:`SokobanEnv` argument overrides them.
+    """
+
+    DEFAULTS: dict[str, Any] = {"num_boxes": 3, "boxes_start_off_targets": True}
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**{**self.DEFAULTS, **kwargs})
+
+
+class SokobanLargeEnv(SokobanEnv):
+    """``mage/SokobanLarge-v0``: a bigger room, 3 boxes, longer levels and more turns.
+
+    Defaults: 7x7, 3 boxes, boxes start off targets, optimal length 10 to 30, 3 moves x 10 turns.
+    Any :class:`SokobanEnv` argument overrides them.
+    """
+
+    DEFAULTS: dict[str, Any] = {
+        "height": 7,
+        "width": 7,
+        "num_boxes": 3,
+        "boxes_start_off_targets": True,
+        "min_solution_length": 10,
+        "max_solution_length": 30,
+        "max_steps": 10,
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**{**self.DEFAULTS, **kwargs})
