@@ -1,0 +1,36 @@
+"""``make_trial``: ``gym.make`` an env id and wrap it into trials, in one call."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import gymnasium as gym
+
+from mage_envs.meta.wrapper import MetaEpisodeWrapper
+
+__all__ = ["make_trial"]
+
+_WRAPPER_ARGS = frozenset(inspect.signature(MetaEpisodeWrapper.__init__).parameters) - {
+    "self",
+    "env",
+    "learner",
+    "opponents",
+}
+
+
+def make_trial(env_id: str, num_episodes: int = 3, **kwargs: Any) -> MetaEpisodeWrapper:
+    """Make ``env_id`` with ``gym.make`` and wrap it in a :class:`MetaEpisodeWrapper`.
+
+    Keyword arguments that :class:`MetaEpisodeWrapper` takes (``same_task``, ``memory``, ...) go to
+    the wrapper; all others (``opponent``, ``seat``, ``reward_scale``, ...) go to ``gym.make``.
+
+    Example:
+        >>> import mage_envs
+        >>> env = mage_envs.make_trial("mage/KuhnPoker-v0", num_episodes=3, opponent="random")
+        >>> obs, info = env.reset(seed=0)
+        >>> obs.splitlines()[0], info["opponent"]
+        ('Attempt 1 of 3.', 'random')
+    """
+    wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_ARGS}
+    return MetaEpisodeWrapper(gym.make(env_id, **kwargs), num_episodes, **wrapper_kwargs)

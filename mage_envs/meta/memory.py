@@ -1,0 +1,167 @@
+"""What a trial remembers: records of played episodes, and their rendering as memory text.
+
+Only text the agent itself read or wrote goes into memory: its observations, its answers and the
+rewards it received. Nothing from ``info`` is ever rendered, so privileged facts an env keeps there
+(a hidden card, the solution) cannot reach a prompt through the wrapper.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import cache
+
+from mage_envs.meta.templates import Templates
+from mage_envs.meta.text_adapter import fit_text
+from mage_envs.parsing import extract_tagged
+
+__all__ = [
+    "MEMORY_MODES",
+    "Step",
+    "EpisodeRecord",
+    "shown_action",
+    "extract_reflection",
+    "render_memory",
+    "render_steps",
+    "cut_head",
+]
+
+MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
+"""Accepted ``memory=`` values of the wrapper."""
+
+MAX_SHOWN_ACTION_CHARS = 200
+"""An answer is shown in memory cut to this many characters (its tagged action if it has one)."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One play step as the agent lived it.
+
+    Attributes:
+        observation: The text the agent read before answering.
+        action: The agent's answer, as shown in memory (see :func:`shown_action`).
+        reward: The reward it received.
+    """
+
+    observation: str
+    action: str
+    reward: float
+
+
+@dataclass
+class EpisodeRecord:
+    """One played episode of a trial."""
+
+    steps: list[Step] = field(default_factory=list)
+    final_observation: str = ""
+    episode_return: float = 0.0
+    success: bool = False
+    opponent: str | None = None
+    seat: str | None = None
+
+
+def shown_action(action: object) -> str:
+    r"""Return an answer as memory shows it: the tagged action if any, one line, cut short.
+
+    Example:
+        >>> shown_action("Let me think...\n<action>bet</action>")
+        'bet'
+    """
+    text = action if isinstance(action, str) else repr(action)
+    text = " ".join(extract_tagged(text[-20_000:]).split())
+    if len(text) > MAX_SHOWN_ACTION_CHARS:
+        text = text[: MAX_SHOWN_ACTION_CHARS - 3] + "..."
+    return fit_text(text) or "(empty answer)"
+
+
+def extract_reflection(answer: object, tag: str, max_chars: int) -> str:
+    """Return the content of the last ``<tag>...</tag>`` (else the whole answer), cut short.
+
+    Example:
+        >>> extract_reflection("ok <reflection> Bet the King. </reflection>", "reflection", 8)
+        'Bet the '
+    """
+    if not isinstance(answer, str):
+        return ""
+    matches = _tag_pattern(tag).findall(answer)
+    text = (matches[-1] if matches else answer).strip()
+    return fit_text(text[:max_chars])
+
+
+@cache
+def _tag_pattern(tag: str) -> re.Pattern:
+    escaped = re.escape(tag)
+    return re.compile(rf"<\s*{escaped}\s*>(.*?)<\s*/\s*{escaped}\s*>", re.IGNORECASE | re.DOTALL)
+
+
+def cut_head(text: str, max_chars: int) -> str:
+    """Keep the last ``max_chars`` characters, marking the cut with ``[...]``.
+
+    Example:
+        >>> cut_head("abcdefgh", 7)
+        '[...]gh'
+    """
+    if len(text) <= max_chars:
+        return text
+    if max_chars <= 5:
+        return text[len(text) - max(max_chars, 0) :]
+    return "[...]" + text[len(text) - max_chars + 5 :]
+
+
+def outcome(record: EpisodeRecord, templates: Templates) -> str:
+    """Return the outcome words of an episode (solved or not, with its return)."""
+    form = templates.outcome_solved if record.success else templates.outcome_unsolved
+    return form.format(ret=record.episode_return)
+
+
+def render_steps(steps: Sequence[Step], templates: Templates, first: int = 1) -> str:
+    """Render steps with the ``step`` template, numbered from ``first``."""
+    return "\n".join(
+        templates.step.format(
+            step=first + i, observation=s.observation, action=s.action, reward=s.reward
+        )
+        for i, s in enumerate(steps)
+    )
+
+
+def render_history(record: EpisodeRecord, templates: Templates, max_chars: int) -> str:
+    """Render what happened in one episode: its steps and its last observation, cut to fit."""
+    parts = [
+        templates.history_step.format(step=i + 1, action=s.action, reward=s.reward)
+        for i, s in enumerate(record.steps)
+    ]
+    parts.append(templates.final_observation.format(observation=record.final_observation))
+    return cut_head("\n".join(parts), max_chars)
+
+
+def render_memory(
+    records: Sequence[EpisodeRecord],
+    reflections: Sequence[str],
+    mode: str,
+    templates: Templates,
+    max_history_chars: int,
+) -> str:
+    """Render the memory of earlier episodes in ``mode`` (empty string if there is nothing).
+
+    ``reflections[i]`` is the reflection written after episode ``i`` (there may be fewer).
+    """
+    if mode not in MEMORY_MODES:
+        raise ValueError(f"memory must be one of {MEMORY_MODES}, not {mode!r}.")
+    entries = []
+    for i, record in enumerate(records):
+        words = outcome(record, templates)
+        if mode != "reflection_only":
+            history = render_history(record, templates, max_history_chars)
+            entries.append(
+                templates.history_entry.format(attempt=i + 1, outcome=words, history=history)
+            )
+        if mode != "history_only" and i < len(reflections):
+            entries.append(
+                templates.reflection_entry.format(
+                    attempt=i + 1, outcome=words, reflection=reflections[i]
+                )
+            )
+    if not entries:
+        return ""
+    return templates.memory_header + "\n" + "\n".join(entries)

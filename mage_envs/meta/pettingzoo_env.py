@@ -1,0 +1,372 @@
+"""One agent of a PettingZoo game, as a single-agent Gymnasium text env; opponents play the rest.
+
+The learner's observation is text: ``infos[agent]["text"]`` where the env provides it (the suite's
+own AEC envs), else the :class:`~mage_envs.meta.text_adapter.TextAdapter` rendering of the numeric
+observation. Legal moves come from ``infos[agent]["legal_actions"]`` / ``"legal_action_ids"``, else
+from the action mask (``info["action_mask"]`` or ``observation["action_mask"]``), else the whole
+``Discrete`` space. Parallel envs are converted with PettingZoo's ``parallel_to_aec``.
+
+Opponents may be:
+
+- :class:`AgentPolicy` objects (``name``, ``reset(seed, agent)``, ``choose(observation, info,
+  action_space)``), or plain functions ``f(observation, info, action_space) -> action``;
+- the suite's OpenSpiel :class:`~mage_envs.opponents.Opponent` objects, for envs whose
+  ``unwrapped.state`` is a ``pyspiel.State`` (they see ``SeatView.from_state``, never hidden cards);
+- ``None``: :class:`RandomLegalPolicy` for every other agent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol, runtime_checkable
+
+import gymnasium as gym
+import numpy as np
+import pyspiel
+from gymnasium import spaces
+from pettingzoo.utils.conversions import parallel_to_aec
+from pettingzoo.utils.env import ParallelEnv
+
+from mage_envs.meta.text_adapter import (
+    TextAdapter,
+    fit_text,
+    known_action_names,
+    legal_mask,
+    text_space,
+)
+from mage_envs.opponents import Population, SeatView, make_opponent
+from mage_envs.parsing import parse_action
+
+__all__ = ["AgentPolicy", "RandomLegalPolicy", "FunctionPolicy", "PettingZooTextEnv"]
+
+
+@runtime_checkable
+class AgentPolicy(Protocol):
+    """A policy for one agent of a PettingZoo env."""
+
+    name: str
+
+    def reset(self, seed: int | None, agent: str) -> None:
+        """Start a new game as ``agent``, with randomness drawn from ``seed``."""
+
+    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
+        """Return a legal action for the current observation."""
+
+
+class RandomLegalPolicy:
+    """Plays a uniformly random legal action (from the mask or legal ids), else samples the space.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> policy = RandomLegalPolicy()
+        >>> policy.reset(seed=0, agent="player_0")
+        >>> obs = {"action_mask": np.array([0, 0, 1])}
+        >>> policy.choose(obs, {}, spaces.Discrete(3))
+        2
+    """
+
+    name = "random"
+
+    def __init__(self) -> None:
+        self._rng = np.random.default_rng()
+
+    def reset(self, seed: int | None, agent: str) -> None:
+        """Reseed the generator."""
+        self._rng = np.random.default_rng(seed)
+
+    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
+        """Return a random legal action."""
+        if info and info.get("legal_action_ids"):
+            return int(self._rng.choice(info["legal_action_ids"]))
+        mask = legal_mask(observation, info)
+        if isinstance(action_space, spaces.Discrete):
+            if mask is not None and mask.any():
+                return int(action_space.start) + int(self._rng.choice(np.flatnonzero(mask)))
+            return int(action_space.start) + int(self._rng.integers(int(action_space.n)))
+        action_space.seed(int(self._rng.integers(2**31 - 1)))
+        return action_space.sample()
+
+
+class FunctionPolicy:
+    """Wraps a function ``f(observation, info, action_space) -> action`` as an AgentPolicy."""
+
+    def __init__(self, function: Callable[[Any, dict, spaces.Space], Any], name: str = "") -> None:
+        self.function = function
+        self.name = name or getattr(function, "__name__", "function")
+
+    def reset(self, seed: int | None, agent: str) -> None:
+        """Functions keep no state."""
+
+    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
+        """Call the function."""
+        return self.function(observation, info, action_space)
+
+
+def as_policy(spec: Any) -> Any:
+    """Return an AgentPolicy or an OpenSpiel Opponent for ``spec`` (see the module docstring)."""
+    if spec is None:
+        return RandomLegalPolicy()
+    if hasattr(spec, "choose") or (hasattr(spec, "act") and hasattr(spec, "reset")):
+        return spec
+    if callable(spec):
+        return FunctionPolicy(spec)
+    raise TypeError(
+        f"An opponent must be None, an AgentPolicy (name, reset, choose), an OpenSpiel Opponent "
+        f"(name, reset, act) or a function (observation, info, action_space) -> action, "
+        f"not {type(spec).__name__}."
+    )
+
+
+class PettingZooTextEnv(gym.Env[str, str]):
+    """The ``learner`` agent of a PettingZoo AEC or parallel env, against policies for the others.
+
+    Args:
+        env: A PettingZoo ``AECEnv`` or ``ParallelEnv``.
+        learner: The learner's agent id (default: the first of ``possible_agents``).
+        opponents: ``None``, one policy for every other agent, a dict agent id -> policy, or a
+            :class:`~mage_envs.opponents.Population` (one member drawn per reset from the seed,
+            kept by ``reset(options={"keep_opponent": True})``; names need an OpenSpiel env).
+        adapter: Text conversion for envs without ``infos[agent]["text"]`` (default: built from
+            the learner's spaces, with known action names).
+        invalid_action_penalty: Subtracted from the reward of an invalid answer.
+        max_invalid_actions: Consecutive invalid answers that end the episode as truncated.
+
+    ``reset(options={"seat": "first" | "second" | agent_id})`` changes the learner's agent for one
+    episode. ``info`` carries ``legal_actions``, ``legal_action_ids``, ``invalid_action``, ``seat``,
+    ``player`` (the agent id) and ``opponent``; at the end ``payoff`` and ``success`` (payoff > 0).
+
+    Example:
+        >>> from pettingzoo.classic import rps_v2
+        >>> env = PettingZooTextEnv(rps_v2.parallel_env(max_cycles=2), learner="player_0")
+        >>> obs, info = env.reset(seed=0)
+        >>> info["legal_actions"], info["opponent"]
+        (['rock', 'paper', 'scissors'], 'random')
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        env: Any,
+        learner: str | None = None,
+        opponents: Any = None,
+        adapter: TextAdapter | None = None,
+        invalid_action_penalty: float = 0.0,
+        max_invalid_actions: int = 5,
+    ) -> None:
+        self.aec = parallel_to_aec(env) if isinstance(env, ParallelEnv) else env
+        agents = list(self.aec.possible_agents)
+        self.learner = learner if learner is not None else agents[0]
+        if self.learner not in agents:
+            raise ValueError(f"learner {self.learner!r} is not one of the env's agents {agents}.")
+        if max_invalid_actions < 1:
+            raise ValueError(f"max_invalid_actions must be >= 1, not {max_invalid_actions}.")
+        self._opponent_specs = opponents
+        self._adapter = adapter
+        self.invalid_action_penalty = float(invalid_action_penalty)
+        self.max_invalid_actions = int(max_invalid_actions)
+        self.observation_space = text_space()
+        self.action_space = text_space()
+        self._agent = self.learner
+        self._member: int | None = None
+        self._built: dict[int, Any] = {}
+        self._policies: dict[str, Any] = {}
+        self._adapters: dict[str, TextAdapter] = {}
+        self._streak = 0
+        self._return = 0.0
+        self._done = True
+        self._truncated = False
+        self._last: tuple[Any, dict] = (None, {})
+
+    @property
+    def state(self) -> pyspiel.State | None:
+        """The OpenSpiel state of the inner env, if it has one (for the suite's opponents)."""
+        state = getattr(self.aec.unwrapped, "state", None)
+        return state if isinstance(state, pyspiel.State) else None
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Start a new game and play the other agents until the learner must act.
+
+        Args:
+            seed: Seeds the game and the opponents (0 is a seed like any other).
+            options: ``{"seat": ...}`` picks the learner's agent for this episode.
+        """
+        super().reset(seed=seed)
+        options = options or {}
+        self._agent = self._seat_agent(options.get("seat"))
+        self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        specs = self._opponent_specs
+        if isinstance(specs, Population):
+            if self._member is None or not options.get("keep_opponent", False):
+                self._member = specs.draw(self.np_random)
+            specs = self._population_member(specs)
+        self._policies = self._build_policies(specs)
+        for agent, policy in sorted(self._policies.items()):
+            policy_seed = int(self.np_random.integers(2**31 - 1))
+            if hasattr(policy, "choose"):
+                policy.reset(policy_seed, agent)
+            else:
+                policy.reset(policy_seed, self.aec.possible_agents.index(agent))
+        self._streak, self._return, self._done, self._truncated = 0, 0.0, False, False
+        self._advance()
+        return self._observe(invalid=False)
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Apply the learner's text move, then the other agents' moves."""
+        if self._done:
+            raise RuntimeError("The episode is over (or never started): call reset().")
+        chosen = self._parse(action)
+        if chosen is None:
+            return self._invalid()
+        self._streak = 0
+        before = self._return
+        self.aec.step(chosen)
+        self._advance()
+        text, info = self._observe(invalid=False)
+        terminated = self._done and not self._truncated
+        return text, self._return - before, terminated, self._truncated, info
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _seat_agent(self, seat: str | None) -> str:
+        agents = list(self.aec.possible_agents)
+        if seat is None:
+            return self.learner
+        if seat in agents:
+            return seat
+        if seat in ("first", "second"):
+            return agents[("first", "second").index(seat)]
+        raise ValueError(
+            f"seat must be 'first', 'second' or an agent id of {agents}, not {seat!r}."
+        )
+
+    def _population_member(self, population: Population) -> Any:
+        """Build the drawn member (names need the env's OpenSpiel game)."""
+        spec = population.specs[self._member]
+        if not isinstance(spec, str):
+            return spec
+        state = self.state
+        if state is None:
+            raise TypeError(
+                f"Population member {spec!r} is an opponent name, which needs an env with an "
+                f"OpenSpiel state; give opponent objects or AgentPolicy objects instead."
+            )
+        if self._member not in self._built:
+            self._built[self._member] = make_opponent(spec, state.get_game())
+        return self._built[self._member]
+
+    def _build_policies(self, specs: Any) -> dict[str, Any]:
+        others = [a for a in self.aec.possible_agents if a != self._agent]
+        if isinstance(specs, Mapping):
+            missing = [a for a in others if a not in specs]
+            if missing:
+                raise ValueError(f"opponents has no policy for agents {missing}.")
+            return {a: as_policy(specs[a]) for a in others}
+        shared = as_policy(specs)
+        return dict.fromkeys(others, shared)
+
+    def _advance(self) -> None:
+        """Let the other agents act until the learner must act or is done."""
+        aec = self.aec
+        while aec.agents:
+            agent = aec.agent_selection
+            observation, reward, terminated, truncated, info = aec.last()
+            if agent == self._agent:
+                self._return += float(reward)
+                self._last = (observation, info)
+                if terminated or truncated:
+                    self._done, self._truncated = True, bool(truncated and not terminated)
+                return
+            if terminated or truncated:
+                aec.step(None)
+            else:
+                aec.step(self._opponent_action(agent, observation, info))
+        self._done, self._truncated = True, False
+
+    def _opponent_action(self, agent: str, observation: Any, info: dict) -> Any:
+        policy = self._policies[agent]
+        if hasattr(policy, "choose"):
+            return policy.choose(observation, info, self.aec.action_space(agent))
+        state = self.state
+        if state is None:
+            raise TypeError(
+                f"Opponent {policy.name!r} is an OpenSpiel Opponent, but this env exposes no "
+                f"pyspiel state: give an AgentPolicy or a function instead."
+            )
+        return policy.act(SeatView.from_state(state, self.aec.possible_agents.index(agent)))
+
+    def _adapter_for(self, agent: str) -> TextAdapter:
+        if self._adapter is not None:
+            return self._adapter
+        if agent not in self._adapters:
+            names = known_action_names(self.aec)
+            space = self.aec.action_space(agent)
+            fits = isinstance(space, spaces.Discrete) and names and len(names) == int(space.n)
+            self._adapters[agent] = TextAdapter(
+                self.aec.observation_space(agent), space, action_names=names if fits else None
+            )
+        return self._adapters[agent]
+
+    def _legal(self) -> tuple[list[str], list[Any]]:
+        observation, info = self._last
+        if self._done:
+            return [], []
+        if "legal_actions" in info and "legal_action_ids" in info:
+            return list(info["legal_actions"]), list(info["legal_action_ids"])
+        adapter = self._adapter_for(self._agent)
+        names = adapter.legal_actions(legal_mask(observation, info))
+        return names, [adapter.action_id(n) for n in names] if adapter.names else []
+
+    def _parse(self, text: object) -> Any | None:
+        names, ids = self._legal()
+        if "text" in self._last[1] and hasattr(self.aec.unwrapped, "action_from_text"):
+            if not isinstance(text, str):
+                return None
+            return self.aec.unwrapped.action_from_text(self._agent, text)
+        if ids:
+            index = parse_action(text, names)
+            return None if index is None else ids[index]
+        return self._adapter_for(self._agent).parse(text, names)
+
+    def _invalid(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        self._streak += 1
+        truncated = self._streak >= self.max_invalid_actions
+        names, _ = self._legal()
+        expected = ", ".join(names) or self._adapter_for(self._agent).answer_format()
+        feedback = f"Invalid move: your answer did not name exactly one legal move ({expected})."
+        if truncated:
+            feedback += f" {self.max_invalid_actions} invalid moves in a row: the game is stopped."
+            self._done, self._truncated = True, True
+        text, info = self._observe(invalid=True, prefix=feedback + "\n\n")
+        return text, -self.invalid_action_penalty or 0.0, False, truncated, info
+
+    def _observe(self, invalid: bool, prefix: str = "") -> tuple[str, dict[str, Any]]:
+        observation, inner = self._last
+        names, ids = self._legal()
+        if "text" in inner:
+            body = str(inner["text"])
+        else:
+            name = (getattr(self.aec, "metadata", None) or {}).get("name", "game")
+            body = f"Game: {name}. You are {self._agent}.\n"
+            body += "Observation: " + self._adapter_for(self._agent).observation_text(observation)
+            if names:
+                body += f"\nLegal moves: {', '.join(names)}."
+            elif not self._done:
+                body += "\n" + self._adapter_for(self._agent).answer_format()
+        info = {k: v for k, v in inner.items() if k != "text"}
+        index = self.aec.possible_agents.index(self._agent)
+        info.update(
+            legal_actions=names,
+            legal_action_ids=ids,
+            invalid_action=invalid,
+            seat=("first", "second")[index] if index < 2 else f"seat {index + 1}",
+            player=self._agent,
+            opponent="+".join(sorted({p.name for p in self._policies.values()})),
+        )
+        if self._done:
+            info.update(payoff=self._return, success=self._return > 0)
+            body += f"\nThe game is over. Your total reward: {self._return:+g}."
+        return fit_text(prefix + body), info
