@@ -1,0 +1,202 @@
+"""Agents from configs: a spec string (``"random"``, ``"openai:MODEL"``) or a dict with options.
+
+=========================  ================================================================
+spec                       agent
+=========================  ================================================================
+``random``                 :class:`~mage_agents.scripted.RandomLegalAgent`
+``policy:NAME``            the opponent policy ``NAME`` in the learner's seat (``cfr``, ...)
+``best-response``          OpenSpiel's exact best response to the env's opponent policy
+``openai:MODEL``           an OpenAI-compatible endpoint (``base_url`` option or
+                           ``$OPENAI_BASE_URL``), with a prompting ``strategy``
+``local:PATH``             a local Hugging Face model directory, with a ``strategy``
+``tiny``                   a tiny random model built in code (smoke runs, benchmarks)
+``python:MODULE:ATTR``     your own code: a class (one instance per concurrent trial) or a
+                           callable ``f(observation, info) -> str``
+=========================  ================================================================
+
+As a dict, ``{"kind": "openai", "model": "qwen3-4b", "base_url": ..., "strategy": "react"}``; every
+other key is an option of the backend (``temperature``, ``top_p``, ``max_tokens``, ...).
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from mage_agents.base import Agent, as_agent
+from mage_agents.prompting import STRATEGIES, LLMAgent
+from mage_agents.scripted import BestResponseAgent, PolicyAgent, RandomLegalAgent
+
+__all__ = ["AgentFactory", "build_agent_factory", "parse_agent_config", "AGENT_KINDS"]
+
+AGENT_KINDS = ("random", "policy", "best-response", "openai", "local", "tiny", "python")
+
+
+@dataclass
+class AgentFactory:
+    """Builds the agents of one evaluation (one per concurrent trial), sharing any backend.
+
+    Attributes:
+        name: The agent's name in results.
+        new_agent: Returns a fresh agent.
+        config: The config it was built from (``None`` when built from an object), so that worker
+            processes can rebuild it.
+    """
+
+    name: str
+    new_agent: Callable[[], Agent]
+    config: Any = None
+
+
+def parse_agent_config(config: str | dict[str, Any]) -> dict[str, Any]:
+    """Turn a spec string or dict into ``{"kind": ..., "arg": ..., **options}``.
+
+    Example:
+        >>> parse_agent_config("openai:qwen3-4b")
+        {'kind': 'openai', 'arg': 'qwen3-4b'}
+        >>> parse_agent_config({"kind": "local", "path": "/models/q", "strategy": "react"})
+        {'kind': 'local', 'strategy': 'react', 'arg': '/models/q'}
+    """
+    if isinstance(config, str):
+        kind, _, arg = config.partition(":")
+        options: dict[str, Any] = {"kind": kind.strip()}
+        if arg:
+            options["arg"] = arg.strip()
+    elif isinstance(config, dict):
+        options = dict(config)
+        if "kind" not in options:
+            raise ValueError(f"An agent dict needs a 'kind' (one of {', '.join(AGENT_KINDS)}).")
+        for alias in ("model", "path", "policy", "target"):
+            if alias in options and "arg" not in options:
+                options["arg"] = options.pop(alias)
+    else:
+        raise TypeError(f"An agent config is a string or a dict, not {type(config).__name__}.")
+    if options["kind"] == "random-legal":
+        options["kind"] = "random"
+    if options["kind"] not in AGENT_KINDS:
+        raise ValueError(
+            f"Unknown agent kind {options['kind']!r}. Valid kinds: {', '.join(AGENT_KINDS)}."
+        )
+    return options
+
+
+def build_agent_factory(config: Any) -> AgentFactory:
+    """Build the :class:`AgentFactory` of an agent config, agent object or callable."""
+    if isinstance(config, AgentFactory):
+        return config
+    if not isinstance(config, str | dict):
+        return _object_factory(config)
+    options = parse_agent_config(config)
+    kind = options.pop("kind")
+    name = options.pop("name", None)
+    builder = _BUILDERS[kind]
+    factory = builder(options.pop("arg", None), options)
+    if name:
+        factory.name = name
+    factory.config = config
+    return factory
+
+
+def _object_factory(obj: Any) -> AgentFactory:
+    agent = as_agent(obj)
+    made = [0]
+
+    def new_agent() -> Agent:
+        made[0] += 1
+        return agent if made[0] == 1 else copy.deepcopy(agent)  # each concurrent trial its own
+
+    return AgentFactory(agent.name, new_agent)
+
+
+def _no_options(kind: str, options: dict[str, Any]) -> None:
+    if options:
+        raise ValueError(f"Agent kind {kind!r} takes no options; got {sorted(options)}.")
+
+
+def _random(arg: str | None, options: dict[str, Any]) -> AgentFactory:
+    _no_options("random", options)
+    return AgentFactory("random-legal", RandomLegalAgent)
+
+
+def _policy(arg: str | None, options: dict[str, Any]) -> AgentFactory:
+    _no_options("policy", options)
+    if not arg:
+        raise ValueError("policy needs a name, e.g. 'policy:cfr' (see opponent_names()).")
+    return AgentFactory(f"policy:{arg}", lambda: PolicyAgent(arg))
+
+
+def _best_response(arg: str | None, options: dict[str, Any]) -> AgentFactory:
+    _no_options("best-response", options)
+    return AgentFactory("best-response", BestResponseAgent)
+
+
+def _llm_factory(backend: Any, strategy: str) -> AgentFactory:
+    if strategy not in STRATEGIES:
+        raise ValueError(f"Unknown strategy {strategy!r}. Valid: {', '.join(STRATEGIES)}.")
+    name = f"{backend.name}/{strategy}"
+    return AgentFactory(name, lambda: LLMAgent(backend, strategy, name=name))
+
+
+def _openai(arg: str | None, options: dict[str, Any]) -> AgentFactory:
+    from mage_agents.openai_client import OpenAIChatBackend
+
+    strategy = options.pop("strategy", "zero-shot")
+    base_url = options.pop("base_url", None) or os.environ.get("OPENAI_BASE_URL")
+    if not arg or not base_url:
+        raise ValueError(
+            "openai needs a model and a base URL: 'openai:MODEL' with base_url=... "
+            "(or $OPENAI_BASE_URL), e.g. base_url=http://127.0.0.1:8000/v1."
+        )
+    if "stop" in options:
+        options["stop"] = tuple(options["stop"])
+    return _llm_factory(OpenAIChatBackend(base_url, arg, **options), strategy)
+
+
+def _local(arg: str | None, options: dict[str, Any]) -> AgentFactory:
+    from mage_agents.local_model import LocalModelBackend
+
+    strategy = options.pop("strategy", "zero-shot")
+    if not arg:
+        raise ValueError("local needs a model directory: 'local:/path/to/model'.")
+    return _llm_factory(LocalModelBackend(arg, **options), strategy)
+
+
+def _tiny(arg: str | None, options: dict[str, Any]) -> AgentFactory:
+    from mage_agents.local_model import LocalModelBackend
+    from mage_agents.tiny_model import build_tiny_model
+
+    strategy = options.pop("strategy", "zero-shot")
+    model_seed = options.pop("model_seed", 0)
+    model, tokenizer = build_tiny_model(seed=model_seed)
+    options.setdefault("max_new_tokens", 16)
+    backend = LocalModelBackend(model, tokenizer, name="tiny", **options)
+    return _llm_factory(backend, strategy)
+
+
+def _python(arg: str | None, options: dict[str, Any]) -> AgentFactory:
+    module_name, _, attr = (arg or "").partition(":")
+    if not module_name or not attr:
+        raise ValueError("python needs 'python:MODULE:ATTR', e.g. 'python:my_agents:MyAgent'.")
+    target = getattr(importlib.import_module(module_name), attr)
+    if isinstance(target, type):
+        probe = target(**options)
+        return AgentFactory(
+            getattr(probe, "name", attr), lambda: as_agent(target(**copy.deepcopy(options)))
+        )
+    _no_options("python (callable)", options)
+    return _object_factory(target)
+
+
+_BUILDERS: dict[str, Callable[[str | None, dict[str, Any]], AgentFactory]] = {
+    "random": _random,
+    "policy": _policy,
+    "best-response": _best_response,
+    "openai": _openai,
+    "local": _local,
+    "tiny": _tiny,
+    "python": _python,
+}

@@ -1,0 +1,103 @@
+"""The results file: one JSON line per finished trial, appended and fsync'd at once.
+
+A run can be killed at any moment (``kill -9`` included) and rerun with the same command: the file
+is read back, a torn last line (a write cut short) is dropped, the file is cut back to its last
+complete line, and only the trials whose ``trial_id`` is missing are played. A trial is never
+counted twice: the first complete record of an id wins.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ResultsFile"]
+
+
+class ResultsFile:
+    """Append-only JSONL store of trial records, keyed by ``record["trial_id"]``.
+
+    Args:
+        path: The ``results.jsonl`` file (created with its folder if missing), or ``None`` to keep
+            the records in memory only.
+
+    Example:
+        >>> import tempfile, pathlib
+        >>> store = ResultsFile(pathlib.Path(tempfile.mkdtemp()) / "results.jsonl")
+        >>> store.append({"trial_id": "a", "x": 1})
+        >>> store.append({"trial_id": "a", "x": 2})  # a duplicate id is ignored
+        >>> [r["x"] for r in store.records()]
+        [1]
+    """
+
+    def __init__(self, path: str | Path | None) -> None:
+        self.path = None if path is None else Path(path)
+        self._records: dict[str, dict[str, Any]] = {}
+        self.dropped_lines = 0
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._load()
+
+    def _load(self) -> None:
+        if not self.path.exists():
+            return
+        data = self.path.read_bytes()
+        complete = data.rfind(b"\n") + 1
+        if complete < len(data):  # a torn last line: cut the file back to its last newline
+            self.dropped_lines += 1
+            with open(self.path, "r+b") as handle:
+                handle.truncate(complete)
+                handle.flush()
+                os.fsync(handle.fileno())
+        for line in data[:complete].splitlines():
+            record = _decode(line)
+            if record is None:
+                self.dropped_lines += 1
+            else:
+                self._records.setdefault(record["trial_id"], record)
+
+    def __contains__(self, trial_id: object) -> bool:
+        return trial_id in self._records
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def finished(self) -> set[str]:
+        """Return the ids of the trials already recorded."""
+        return set(self._records)
+
+    def records(self, trial_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Return the records, in file order, optionally only those whose id is in ``trial_ids``."""
+        if trial_ids is None:
+            return list(self._records.values())
+        wanted = set(trial_ids)
+        return [r for tid, r in self._records.items() if tid in wanted]
+
+    def append(self, record: dict[str, Any]) -> None:
+        """Write one record as a line and fsync it; a known ``trial_id`` is ignored."""
+        trial_id = record.get("trial_id")
+        if not isinstance(trial_id, str):
+            raise ValueError("A trial record needs a string 'trial_id'.")
+        if trial_id in self._records:
+            return
+        line = json.dumps(record, sort_keys=True) + "\n"
+        if self.path is not None:
+            with open(self.path, "ab") as handle:
+                handle.write(line.encode())
+                handle.flush()
+                os.fsync(handle.fileno())
+        self._records[trial_id] = json.loads(line)  # exactly what a rerun will read back
+
+
+def _decode(line: bytes) -> dict[str, Any] | None:
+    """Parse one line; anything that is not a record with a string ``trial_id`` is skipped."""
+    try:
+        record = json.loads(line)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    if isinstance(record, dict) and isinstance(record.get("trial_id"), str):
+        return record
+    return None

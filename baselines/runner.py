@@ -1,0 +1,342 @@
+"""Evaluate an agent on trials: planned up front, played in lockstep batches, saved one by one.
+
+1. :func:`plan_trials` fixes every trial before anything runs: its env, opponent, task seed (the
+   deal, the level), repeat index and agent seed. Results therefore do not depend on ``workers``
+   or ``batch_size`` for agents whose randomness comes from their seed.
+2. :func:`play_trials` steps up to ``batch_size`` trials together, so that prompting agents sharing
+   a backend are answered with one batched generation per step
+   (:func:`~mage_agents.base.act_batch`).
+3. :func:`evaluate` skips the trials already in the results file, plays the rest (in worker
+   processes if asked) and appends each finished trial at once, fsync'd
+   (:class:`~baselines.results.ResultsFile`), so a killed run resumes where it stopped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+from typing import Any
+
+import numpy as np
+
+from baselines.agents import AgentFactory, build_agent_factory
+from baselines.results import ResultsFile
+from mage_agents.base import Agent, Reply, act_batch
+from mage_envs.parsing import parse_action
+
+__all__ = ["TrialSpec", "plan_trials", "play_trials", "evaluate", "make_trial_env"]
+
+MAX_STEPS_PER_TRIAL = 10_000
+"""A trial that has not ended after this many steps is stopped and marked ``step_limit``."""
+
+MAX_ERRORS_KEPT = 5
+"""Failed-step reasons kept per trial record (the count is always complete)."""
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """One planned trial.
+
+    Attributes:
+        trial_id: Unique key in the results file (agent, env, opponent, settings, task, repeat).
+        agent: The agent's name.
+        env_id: The Gymnasium id of the inner env.
+        opponent: The opponent spec (``None`` for single-player envs or the env's default).
+        task_seed: Seeds the env: the same task seed is the same task (deal, level, opponent draw).
+        repeat: Index of this trial among the trials of the same task.
+        seed: Seeds the agent.
+        num_episodes: Episodes (attempts) per trial.
+        env_kwargs: Extra keyword arguments for the env (sorted JSON in the id).
+        trial_kwargs: Extra keyword arguments for the trial wrapper.
+    """
+
+    trial_id: str
+    agent: str
+    env_id: str
+    opponent: str | None
+    task_seed: int
+    repeat: int
+    seed: int
+    num_episodes: int
+    env_kwargs: dict[str, Any] = field(default_factory=dict)
+    trial_kwargs: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def task(self) -> str:
+        """The task key shared by the repeats of the same task."""
+        return f"{self.env_id}|{self.opponent}|{self.task_seed}"
+
+
+def _settings_hash(settings: dict[str, Any]) -> str:
+    text = json.dumps(settings, sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def plan_trials(
+    agent: str,
+    env_ids: Sequence[str],
+    opponents: Sequence[str | None] = (None,),
+    tasks: int = 10,
+    repeats: int = 1,
+    num_episodes: int = 3,
+    seed: int = 0,
+    env_kwargs: dict[str, dict[str, Any]] | None = None,
+    trial_kwargs: dict[str, Any] | None = None,
+) -> list[TrialSpec]:
+    """Plan every trial of an evaluation, in a fixed order.
+
+    Args:
+        agent: The agent's name (part of each trial id).
+        env_ids: Env ids to play.
+        opponents: Opponent specs to play each env against (``None``: the env's default).
+        tasks: Tasks per (env, opponent); task ``i`` uses env seed ``seed + i``.
+        repeats: Trials per task with different agent seeds (for diversity across trials).
+        num_episodes: Episodes per trial.
+        seed: First task seed; agent seeds derive from ``(seed, task, repeat)``.
+        env_kwargs: Per env id, extra keyword arguments for the env.
+        trial_kwargs: Extra keyword arguments for the trial wrapper (memory, stop_on_success, ...).
+
+    Example:
+        >>> specs = plan_trials("random", ["mage/KuhnPoker-v0"], tasks=2, repeats=2)
+        >>> [(s.task_seed, s.repeat) for s in specs]
+        [(0, 0), (0, 1), (1, 0), (1, 1)]
+    """
+    if tasks < 1 or repeats < 1 or num_episodes < 1:
+        raise ValueError("tasks, repeats and num_episodes must all be at least 1.")
+    specs = []
+    for env_id in env_ids:
+        kwargs = dict((env_kwargs or {}).get(env_id, {}))
+        for opponent in opponents:
+            settings = {"env": kwargs, "trial": trial_kwargs or {}}
+            prefix = f"{agent}|{env_id}|{opponent}|n{num_episodes}|{_settings_hash(settings)}"
+            for i in range(tasks):
+                for r in range(repeats):
+                    agent_seed = int(np.random.SeedSequence([seed, i, r]).generate_state(1)[0])
+                    specs.append(
+                        TrialSpec(
+                            trial_id=f"{prefix}|task{seed + i}|r{r}",
+                            agent=agent,
+                            env_id=env_id,
+                            opponent=opponent,
+                            task_seed=seed + i,
+                            repeat=r,
+                            seed=agent_seed,
+                            num_episodes=num_episodes,
+                            env_kwargs=kwargs,
+                            trial_kwargs=dict(trial_kwargs or {}),
+                        )
+                    )
+    return specs
+
+
+def make_trial_env(spec: TrialSpec) -> Any:
+    """Build the trial env of ``spec`` with :func:`mage_envs.make_trial`."""
+    from mage_envs import make_trial
+
+    kwargs = dict(spec.env_kwargs)
+    if spec.opponent is not None:
+        kwargs["opponent"] = spec.opponent
+    return make_trial(spec.env_id, num_episodes=spec.num_episodes, **spec.trial_kwargs, **kwargs)
+
+
+@dataclass
+class _Live:
+    """A trial being played."""
+
+    spec: TrialSpec
+    env: Any
+    agent: Agent
+    observation: str
+    info: dict[str, Any]
+    started: float
+    actions: list[list[str]] = field(default_factory=lambda: [[]])
+    steps: int = 0
+    invalid_steps: int = 0
+    failed_steps: int = 0
+    errors: list[str] = field(default_factory=list)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    reflections_seen: int = 0
+
+
+def _start(spec: TrialSpec, agent: Agent, make_env: Callable[[TrialSpec], Any]) -> _Live:
+    env = make_env(spec)
+    agent.reset(spec.seed)
+    if callable(getattr(agent, "bind", None)):
+        agent.bind(env)
+    observation, info = env.reset(seed=spec.task_seed)
+    return _Live(spec, env, agent, observation, dict(info), time.perf_counter())
+
+
+def _shown_move(text: str, info: dict[str, Any]) -> str:
+    """The legal move the env will read from ``text``, or ``"<invalid>"``."""
+    legal = list(info.get("legal_actions") or [])
+    index = parse_action(text, legal)
+    return legal[index] if index is not None else "<invalid>"
+
+
+def _episode_index(live: _Live, info: dict[str, Any]) -> int:
+    """The 0-based episode of a play step (the wrapper's ``episode_index``, else reflections)."""
+    index = info.get("episode_index")
+    return int(index) if isinstance(index, int) else live.reflections_seen
+
+
+def _step(live: _Live, reply: Reply) -> bool:
+    """Apply one reply; return True when the trial is over."""
+    live.prompt_tokens += reply.prompt_tokens
+    live.completion_tokens += reply.completion_tokens
+    if reply.error is not None:
+        live.failed_steps += 1
+        if len(live.errors) < MAX_ERRORS_KEPT:
+            live.errors.append(reply.error)
+    info = live.info
+    if info.get("phase") == "reflect":
+        live.reflections_seen += 1
+    else:
+        episode = _episode_index(live, info)
+        while len(live.actions) <= episode:
+            live.actions.append([])
+        live.actions[episode].append(_shown_move(reply.text, info))
+    observation, _, terminated, truncated, new_info = live.env.step(reply.text)
+    live.steps += 1
+    live.invalid_steps += bool(new_info.get("invalid_action")) and info.get("phase") != "reflect"
+    live.observation, live.info = observation, dict(new_info)
+    return bool(terminated or truncated) or live.steps >= MAX_STEPS_PER_TRIAL
+
+
+def _record(live: _Live) -> dict[str, Any]:
+    live.env.close()
+    spec, info = live.spec, live.info
+    trial = info.get("trial")
+    if trial is None and live.steps >= MAX_STEPS_PER_TRIAL and hasattr(live.env, "result"):
+        trial = live.env.result().to_dict()  # stopped by the step limit: the episodes so far
+    if trial is None:
+        raise RuntimeError(
+            f"{spec.env_id}: the trial ended without info['trial']; is it a MetaEpisodeWrapper?"
+        )
+    return {
+        **{k: v for k, v in asdict(spec).items() if k not in ("env_kwargs", "trial_kwargs")},
+        "task": spec.task,
+        "trial": trial,
+        "final_payoff": info.get("payoff"),
+        "actions": [a for a in live.actions if a],
+        "steps": live.steps,
+        "invalid_steps": int(live.invalid_steps),
+        "failed_steps": live.failed_steps,
+        "errors": live.errors,
+        "step_limit": live.steps >= MAX_STEPS_PER_TRIAL,
+        "prompt_tokens": live.prompt_tokens,
+        "completion_tokens": live.completion_tokens,
+        "wall_s": round(time.perf_counter() - live.started, 6),
+    }
+
+
+def play_trials(
+    specs: Sequence[TrialSpec],
+    new_agent: Callable[[], Agent],
+    batch_size: int = 1,
+    make_env: Callable[[TrialSpec], Any] = make_trial_env,
+) -> Iterator[dict[str, Any]]:
+    """Play ``specs``, up to ``batch_size`` at once, yielding each trial's record when it ends.
+
+    A new agent is built per concurrent slot (``new_agent()``) and reset at the start of each trial.
+    """
+    if batch_size < 1:
+        raise ValueError("batch_size must be at least 1.")
+    pending = list(reversed(specs))
+    slots = [new_agent() for _ in range(min(batch_size, len(specs)))]
+    live: list[_Live | None] = [None] * len(slots)
+    for i, agent in enumerate(slots):
+        live[i] = _start(pending.pop(), agent, make_env) if pending else None
+    while any(t is not None for t in live):
+        active = [i for i, t in enumerate(live) if t is not None]
+        replies = act_batch(
+            [live[i].agent for i in active],
+            [live[i].observation for i in active],
+            [live[i].info for i in active],
+        )
+        for i, reply in zip(active, replies, strict=True):
+            if _step(live[i], reply):
+                yield _record(live[i])
+                live[i] = _start(pending.pop(), slots[i], make_env) if pending else None
+
+
+_WORKER: dict[str, Any] = {}
+
+
+def _worker_init(agent_config: Any, make_env: Callable[[TrialSpec], Any]) -> None:
+    _WORKER["factory"] = build_agent_factory(agent_config)
+    _WORKER["make_env"] = make_env
+
+
+def _worker_play(spec: TrialSpec) -> dict[str, Any]:
+    return next(play_trials([spec], _WORKER["factory"].new_agent, 1, _WORKER["make_env"]))
+
+
+def evaluate(
+    agent: AgentFactory | Any,
+    specs: Sequence[TrialSpec],
+    results: ResultsFile,
+    workers: int = 1,
+    batch_size: int = 1,
+    make_env: Callable[[TrialSpec], Any] = make_trial_env,
+    on_record: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Play the trials of ``specs`` that ``results`` lacks, appending each as it finishes.
+
+    Args:
+        agent: An :class:`~baselines.agents.AgentFactory`, or an agent config it can be built from
+            (a spec string such as ``"random"`` or a dict). With ``workers > 1`` it must be a
+            config, since each worker process builds its own agent.
+        specs: The planned trials (see :func:`plan_trials`).
+        results: Where finished trials are stored; trials already there are skipped.
+        workers: Processes playing trials in parallel (scripted agents; 1 for model agents,
+            which batch instead).
+        batch_size: Trials stepped together in each process.
+        make_env: Builds a trial env from a spec (tests inject their own); with ``workers > 1``
+            it must be importable by name (a module-level function).
+        on_record: Called with each new record (progress bars).
+
+    Returns:
+        The records of every trial in ``specs``, in plan order (old and new).
+    """
+    todo = [s for s in specs if s.trial_id not in results]
+    if workers > 1 and len(todo) > 1:
+        _evaluate_in_processes(agent, todo, results, workers, make_env, on_record)
+    else:
+        factory = agent if isinstance(agent, AgentFactory) else build_agent_factory(agent)
+        for record in play_trials(todo, factory.new_agent, batch_size, make_env):
+            results.append(record)
+            if on_record:
+                on_record(record)
+    by_id = {r["trial_id"]: r for r in results.records(s.trial_id for s in specs)}
+    return [by_id[s.trial_id] for s in specs if s.trial_id in by_id]
+
+
+def _evaluate_in_processes(
+    agent: Any,
+    todo: Sequence[TrialSpec],
+    results: ResultsFile,
+    workers: int,
+    make_env: Callable[[TrialSpec], Any],
+    on_record: Callable[[dict[str, Any]], None] | None,
+) -> None:
+    if isinstance(agent, AgentFactory):
+        agent = agent.config
+    if agent is None:
+        raise ValueError(
+            "workers > 1 needs an agent config (a spec string or dict), not an object."
+        )
+    context = get_context("spawn")  # no fork: torch and thread pools do not survive it safely
+    with ProcessPoolExecutor(workers, context, _worker_init, (agent, make_env)) as pool:
+        futures = [pool.submit(_worker_play, spec) for spec in todo]
+        for future in as_completed(futures):
+            record = future.result()
+            results.append(record)
+            if on_record:
+                on_record(record)

@@ -1,0 +1,168 @@
+"""A small OpenAI-compatible chat server on 127.0.0.1, for tests and offline smoke runs.
+
+It answers ``POST /v1/chat/completions`` with a scripted policy (by default: the first legal move
+listed in the prompt, inside ``<action>`` tags) and can inject faults, one per request, from a
+queue: ``"slow"`` (sleeps past the client's timeout), ``"500"``, ``"429"`` (with ``Retry-After``),
+``"malformed"`` (invalid JSON) and ``"401"``. It counts requests, remembers the headers it saw and
+the highest number of requests in flight at once.
+
+Example:
+    >>> from mage_agents.openai_client import OpenAIChatBackend
+    >>> with FakeChatServer(faults=["500"]) as server:
+    ...     backend = OpenAIChatBackend(server.base_url, "fake", backoff_s=0.01)
+    ...     reply = backend.generate([[{"role": "user", "content": "Legal moves: check, bet."}]])[0]
+    >>> reply.text, server.requests
+    ('<action>check</action>', 2)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+__all__ = ["FakeChatServer", "first_legal_move"]
+
+_LEGAL = re.compile(r"Legal moves: (.*?)\.\s*$", re.MULTILINE)
+_MOVE = re.compile(r"\([^)]*\)|[^,]+")
+
+
+def first_legal_move(messages: list[dict[str, Any]]) -> str:
+    """Answer with the first move of the last "Legal moves: ..." line, or a short reflection.
+
+    Example:
+        >>> first_legal_move([{"role": "user", "content": "Legal moves: (1, 1), (2, 3)."}])
+        '<action>(1, 1)</action>'
+    """
+    text = str(messages[-1].get("content", "")) if messages else ""
+    found = _LEGAL.findall(text)
+    if not found:
+        return "<reflection>Play the first legal move again.</reflection>"
+    first = _MOVE.findall(found[-1])[0].strip()
+    return f"<action>{first}</action>"
+
+
+class FakeChatServer:
+    """An OpenAI-compatible chat server in a background thread; use it as a context manager.
+
+    Args:
+        answer: ``f(messages) -> text`` (default :func:`first_legal_move`).
+        faults: Faults to inject, one per request, in order (then normal answers).
+        slow_s: How long a ``"slow"`` request sleeps before answering.
+        retry_after: ``Retry-After`` header of a ``"429"`` answer, in seconds.
+    """
+
+    def __init__(
+        self,
+        answer: Callable[[list[dict[str, Any]]], str] = first_legal_move,
+        faults: Iterable[str] = (),
+        slow_s: float = 1.0,
+        retry_after: float = 0.01,
+    ) -> None:
+        self.answer = answer
+        self.faults: deque[str] = deque(faults)
+        self.slow_s = slow_s
+        self.retry_after = retry_after
+        self.requests = 0
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self.headers: list[dict[str, str]] = []
+        self.bodies: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        """The API root to give a client, e.g. ``http://127.0.0.1:PORT/v1``."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def __enter__(self) -> FakeChatServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def _next_fault(self, headers: dict[str, str], body: dict[str, Any]) -> str | None:
+        with self._lock:
+            self.requests += 1
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
+            self.headers.append(headers)
+            self.bodies.append(body)
+            return self.faults.popleft() if self.faults else None
+
+    def _done(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (the http.server naming)
+                length = int(self.headers.get("Content-Length", 0))
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except json.JSONDecodeError:
+                    body = {}
+                fault = server._next_fault(dict(self.headers), body)
+                try:
+                    server._respond(self, fault, body)
+                finally:
+                    server._done()
+
+        return Handler
+
+    def _respond(self, handler: BaseHTTPRequestHandler, fault: str | None, body: dict) -> None:
+        if handler.path.rstrip("/") != "/v1/chat/completions":
+            return _send(handler, 404, b'{"error": "not found"}')
+        if fault == "slow":
+            time.sleep(self.slow_s)
+        elif fault in ("500", "401"):
+            return _send(handler, int(fault), b'{"error": {"message": "injected fault"}}')
+        elif fault == "429":
+            return _send(
+                handler, 429, b'{"error": "rate limited"}', {"Retry-After": str(self.retry_after)}
+            )
+        elif fault == "malformed":
+            return _send(handler, 200, b'{"choices": [{"message": ')
+        messages = body.get("messages") or []
+        text = self.answer(messages)
+        prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
+        payload = {
+            "id": f"fake-{self.requests}",
+            "object": "chat.completion",
+            "model": body.get("model"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+            "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text) // 4},
+        }
+        _send(handler, 200, json.dumps(payload).encode())
+
+
+def _send(
+    handler: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict | None = None
+) -> None:
+    try:
+        handler.send_response(status)
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        for key, value in (headers or {}).items():
+            handler.send_header(key, value)
+        handler.end_headers()
+        handler.wfile.write(data)
+    except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout): fine
+        pass

@@ -1,0 +1,143 @@
+"""A local Hugging Face causal language model as a generation backend.
+
+The model is loaded from a local directory (no downloads: ``local_files_only=True``), prompts are
+rendered with the tokenizer's chat template when it has one, and many prompts are generated as one
+left-padded batch. Generation stops at the closing answer tag (``</action>``, ``</reflection>``) or
+at the end-of-sequence token. This is the only module of ``mage_agents`` that imports torch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+from mage_agents.base import Chat, Reply
+
+__all__ = ["LocalModelBackend", "render_chat"]
+
+DEFAULT_STOPS = ("</action>", "</reflection>")
+
+
+def render_chat(tokenizer: Any, chat: Chat) -> str:
+    """Render a chat as the model's prompt: its chat template, or a plain transcript without one.
+
+    Example:
+        >>> class NoTemplate:
+        ...     chat_template = None
+        >>> print(render_chat(NoTemplate(), [{"role": "user", "content": "Hi"}]))
+        User: Hi
+        Assistant:
+    """
+    if getattr(tokenizer, "chat_template", None):
+        return tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+    lines = [f"{m['role'].capitalize()}: {m['content']}" for m in chat]
+    return "\n".join(lines) + "\nAssistant:"
+
+
+class LocalModelBackend:
+    """Batched generation with a local ``transformers`` causal LM.
+
+    Args:
+        model: A path to a local model directory, or a loaded model.
+        tokenizer: The tokenizer (loaded from ``model`` when it is a path).
+        temperature: Sampling temperature; 0 means greedy decoding.
+        top_p: Nucleus sampling mass.
+        max_new_tokens: Upper bound on generated tokens per prompt.
+        batch_size: Prompts generated together (a call with more prompts runs several batches).
+        stop_strings: Generation of a prompt stops once its text contains one of these.
+        seed: Seeds torch before each batch (batch ``i`` of the backend's life uses ``seed + i``),
+            so the same sequence of calls gives the same text.
+        device: Where the model runs (``"cpu"``, ``"cuda"``, ...).
+        name: The backend's name in results (default: the directory name).
+    """
+
+    def __init__(
+        self,
+        model: str | Path | Any,
+        tokenizer: Any = None,
+        *,
+        temperature: float = 0.7,
+        top_p: float = 0.8,
+        max_new_tokens: int = 256,
+        batch_size: int = 16,
+        stop_strings: Sequence[str] = DEFAULT_STOPS,
+        seed: int = 0,
+        device: str = "cpu",
+        name: str | None = None,
+    ) -> None:
+        if batch_size < 1 or max_new_tokens < 1 or temperature < 0:
+            raise ValueError("Need batch_size >= 1, max_new_tokens >= 1 and temperature >= 0.")
+        if isinstance(model, str | Path):
+            path = Path(model)
+            if not (path / "config.json").is_file():
+                raise ValueError(
+                    f"{path} is not a local model directory (no config.json). Pass a directory "
+                    "saved with save_pretrained(); nothing is downloaded."
+                )
+            tokenizer = tokenizer or AutoTokenizer.from_pretrained(path, local_files_only=True)
+            model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True)
+            name = name or f"local:{path.name}"
+        if tokenizer is None:
+            raise ValueError("A loaded model needs its tokenizer: pass tokenizer=...")
+        self.model = model.to(device).eval()
+        self.tokenizer = tokenizer
+        self.tokenizer.padding_side = "left"  # generated tokens must follow every prompt directly
+        if self.tokenizer.pad_token_id is None:
+            self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.temperature, self.top_p = float(temperature), float(top_p)
+        self.max_new_tokens, self.batch_size = int(max_new_tokens), int(batch_size)
+        self.stop_strings = list(stop_strings)
+        self.seed, self.device = int(seed), device
+        self.name = name or f"local:{type(model).__name__}"
+        self._batches = 0
+
+    def __repr__(self) -> str:
+        return f"LocalModelBackend(name={self.name!r}, batch_size={self.batch_size})"
+
+    def generate(self, chats: Sequence[Chat]) -> list[Reply]:
+        """Generate one completion per chat, ``batch_size`` chats at a time."""
+        prompts = [render_chat(self.tokenizer, chat) for chat in chats]
+        replies: list[Reply] = []
+        for start in range(0, len(prompts), self.batch_size):
+            replies.extend(self._generate_batch(prompts[start : start + self.batch_size]))
+        return replies
+
+    @torch.inference_mode()
+    def _generate_batch(self, prompts: list[str]) -> list[Reply]:
+        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True).to(self.device)
+        torch.manual_seed(self.seed + self._batches)
+        self._batches += 1
+        sampling: dict[str, Any] = {"do_sample": self.temperature > 0}
+        if self.temperature > 0:
+            sampling.update(temperature=self.temperature, top_p=self.top_p)
+        if self.stop_strings:
+            sampling.update(stop_strings=self.stop_strings, tokenizer=self.tokenizer)
+        output = self.model.generate(
+            **encoded,
+            max_new_tokens=self.max_new_tokens,
+            pad_token_id=self.tokenizer.pad_token_id,
+            **sampling,
+        )
+        new_tokens = output[:, encoded["input_ids"].shape[1] :]
+        prompt_lengths = encoded["attention_mask"].sum(dim=1).tolist()
+        return [
+            self._reply(row, int(length))
+            for row, length in zip(new_tokens, prompt_lengths, strict=True)
+        ]
+
+    def _reply(self, row: torch.Tensor, prompt_tokens: int) -> Reply:
+        ids = row.tolist()
+        ends = {self.tokenizer.eos_token_id, self.tokenizer.pad_token_id} - {None}
+        used = next((i + 1 for i, t in enumerate(ids) if t in ends), len(ids))
+        text = self.tokenizer.decode(ids[:used], skip_special_tokens=True)
+        return Reply(_cut_at_stop(text, self.stop_strings), prompt_tokens, used)
+
+
+def _cut_at_stop(text: str, stops: Sequence[str]) -> str:
+    """Drop anything after the first stop string (a batch keeps generating for other rows)."""
+    cuts = [text.find(s) + len(s) for s in stops if s in text]
+    return text[: min(cuts)] if cuts else text

@@ -1,0 +1,208 @@
+"""A client for any OpenAI-compatible chat endpoint (OpenAI, vLLM, llama.cpp, SGLang, ...).
+
+Only the standard library is used (``urllib``). Many prompts are sent at once through a thread pool
+bounded by ``max_concurrency``. Rate limits (429), server errors (5xx), timeouts, dropped
+connections and malformed JSON are retried with exponential backoff (honouring ``Retry-After``);
+when the retries run out, or on an error that retrying cannot fix (400, 401, 404), the prompt's
+:class:`~mage_agents.base.Reply` carries the reason in ``error`` and the evaluation goes on.
+
+The API key is read from an environment variable at each request. It is never stored on the
+object, so it cannot appear in a repr, a log line or a results file.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import random
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from mage_agents.base import Chat, Reply
+
+__all__ = ["OpenAIChatBackend", "EndpointError"]
+
+RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+"""HTTP statuses worth retrying: rate limits, overload and transient server errors."""
+
+
+class EndpointError(Exception):
+    """One failed request; ``retryable`` says whether another attempt could succeed."""
+
+    def __init__(self, reason: str, retryable: bool, retry_after: float | None = None):
+        super().__init__(reason)
+        self.retryable = retryable
+        self.retry_after = retry_after
+
+
+@dataclass
+class OpenAIChatBackend:
+    """Chat completions from an OpenAI-compatible endpoint.
+
+    Attributes:
+        base_url: The API root, e.g. ``http://127.0.0.1:8000/v1`` (``/chat/completions`` is added).
+        model: The model name the server expects.
+        api_key_env: Name of the environment variable holding the API key; if it is unset, no
+            ``Authorization`` header is sent (local servers rarely need one).
+        max_concurrency: Requests in flight at once.
+        timeout_s: Socket timeout of one request, in seconds.
+        max_retries: Extra attempts after the first, for retryable failures.
+        backoff_s: First backoff delay; it doubles at each retry, up to ``max_backoff_s``.
+        max_backoff_s: Upper bound on one backoff delay (also caps ``Retry-After``).
+        temperature: Sampling temperature (LaMer evaluated at 0.7).
+        top_p: Nucleus sampling mass (LaMer evaluated at 0.8).
+        max_tokens: Upper bound on tokens per completion.
+        stop: Stop strings sent to the server (none by default).
+        seed: If set, request ``i`` of each call carries ``seed + i`` (servers that honour it are
+            then reproducible).
+        extra_body: Extra JSON fields for every request (e.g. ``{"top_k": 20}`` for vLLM).
+
+    Example:
+        >>> backend = OpenAIChatBackend("http://127.0.0.1:8000/v1", "qwen3-4b")
+        >>> backend.name
+        'openai:qwen3-4b'
+    """
+
+    base_url: str
+    model: str
+    api_key_env: str = "OPENAI_API_KEY"
+    max_concurrency: int = 8
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    backoff_s: float = 1.0
+    max_backoff_s: float = 30.0
+    temperature: float = 0.7
+    top_p: float = 0.8
+    max_tokens: int = 512
+    stop: tuple[str, ...] = ()
+    seed: int | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(
+                f"base_url must start with http:// or https://, not {self.base_url!r}."
+            )
+        if self.max_concurrency < 1 or self.max_retries < 0 or self.timeout_s <= 0:
+            raise ValueError("Need max_concurrency >= 1, max_retries >= 0 and timeout_s > 0.")
+        self.base_url = self.base_url.rstrip("/")
+
+    @property
+    def name(self) -> str:
+        """The backend's name in results: ``openai:<model>``."""
+        return f"openai:{self.model}"
+
+    def generate(self, chats: Sequence[Chat]) -> list[Reply]:
+        """Send every chat, at most ``max_concurrency`` at a time; one reply per chat, in order."""
+        if not chats:
+            return []
+        jobs = [
+            (chat, None if self.seed is None else self.seed + i) for i, chat in enumerate(chats)
+        ]
+        if len(jobs) == 1:
+            return [self._complete(*jobs[0])]
+        with ThreadPoolExecutor(max_workers=min(self.max_concurrency, len(jobs))) as pool:
+            return list(pool.map(lambda job: self._complete(*job), jobs))
+
+    def _complete(self, chat: Chat, seed: int | None) -> Reply:
+        """One chat with retries; never raises."""
+        attempts = self.max_retries + 1
+        for attempt in range(attempts):
+            try:
+                return _reply_from(self._post(self._body(chat, seed)))
+            except EndpointError as error:
+                if not error.retryable or attempt == attempts - 1:
+                    tries = f" after {attempt + 1} attempt{'s' if attempt else ''}"
+                    return Reply("", error=self._redact(f"{error}{tries}"))
+                time.sleep(self._delay(attempt, error.retry_after))
+        raise AssertionError("unreachable")
+
+    def _body(self, chat: Chat, seed: int | None) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(chat),
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+        }
+        if self.stop:
+            body["stop"] = list(self.stop)
+        if seed is not None:
+            body["seed"] = seed
+        body.update(self.extra_body)
+        return body
+
+    def _delay(self, attempt: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(max(retry_after, 0.0), self.max_backoff_s)
+        base = min(self.backoff_s * 2**attempt, self.max_backoff_s)
+        return base * (0.5 + random.random() / 2)  # jitter spreads the retries of many threads
+
+    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+        """POST one request and return the decoded JSON, or raise :class:`EndpointError`."""
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env)
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        request = urllib.request.Request(
+            self.base_url + "/chat/completions",
+            data=json.dumps(body).encode(),
+            headers=headers,
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as error:
+            raise _http_error(error) from None
+        except TimeoutError as error:
+            raise EndpointError(f"timeout ({error})", retryable=True) from None
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            raise EndpointError(f"connection failed ({error})", retryable=True) from None
+        try:
+            return json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise EndpointError("malformed JSON in the response", retryable=True) from None
+
+    def _redact(self, text: str) -> str:
+        key = os.environ.get(self.api_key_env)
+        return text.replace(key, "***") if key else text
+
+
+def _http_error(error: urllib.error.HTTPError) -> EndpointError:
+    try:
+        detail = error.read(300).decode("utf-8", "replace").strip()
+    except OSError:
+        detail = ""
+    retry_after = None
+    header = error.headers.get("Retry-After") if error.headers else None
+    if header:
+        try:
+            retry_after = float(header)
+        except ValueError:
+            retry_after = None
+    reason = f"HTTP {error.code}" + (f": {detail[:200]}" if detail else "")
+    return EndpointError(reason, retryable=error.code in RETRYABLE_STATUS, retry_after=retry_after)
+
+
+def _reply_from(payload: Any) -> Reply:
+    """Read the first choice and the token usage; a response without them is malformed."""
+    try:
+        message = payload["choices"][0]["message"]
+        text = message.get("content") or ""
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise EndpointError("malformed response: no choices[0].message", retryable=True) from None
+    if not isinstance(text, str):
+        raise EndpointError("malformed response: content is not text", retryable=True)
+    usage = payload.get("usage") or {}
+    return Reply(
+        text,
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+    )

@@ -1,0 +1,226 @@
+"""Prompting strategies (zero-shot, ReAct, Reflexion) as thin layers over a generation backend.
+
+A :class:`Strategy` turns an observation into a chat prompt and the model's answer into the text
+sent to the env. :class:`LLMAgent` pairs a strategy with a :class:`~mage_agents.base.Backend` and
+keeps the strategy's per-trial memory. Answers are read with the envs' own parser
+(:func:`mage_envs.parsing.parse_action`), so an agent and the env agree on what a move is.
+
+- **zero-shot**: the observation, then "answer with one legal move inside ``<action>`` tags".
+- **ReAct**: think first inside ``<think>`` tags, then act inside ``<action>`` tags.
+- **Reflexion** (Shinn et al., 2023): after a failed episode the model writes a short new plan; the
+  last 3 plans are kept and shown before the task as "Your memory for the task below: Trial i: ...".
+  No weights change: it is a prompting baseline.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from mage_agents.base import Backend, Chat, Reply
+from mage_envs.parsing import extract_tagged, parse_action
+
+__all__ = ["Strategy", "ZeroShot", "ReAct", "Reflexion", "LLMAgent", "STRATEGIES", "read_answer"]
+
+_THINK = re.compile(r"<\s*think\s*>.*?(<\s*/\s*think\s*>|$)", re.IGNORECASE | re.DOTALL)
+_REFLECTION_TAG = re.compile(r"<\s*reflection\s*>(.*?)<\s*/\s*reflection\s*>", re.I | re.DOTALL)
+
+ANSWER_TAG = "</action>"
+"""Generation can stop at this string: nothing after the move is read."""
+
+
+def is_reflect(info: Mapping[str, Any]) -> bool:
+    """Return True in the reflect phase of a trial."""
+    return info.get("phase") == "reflect"
+
+
+def read_answer(text: str, info: Mapping[str, Any]) -> str:
+    """Read the env-facing text out of a model's answer.
+
+    In the play phase the answer is the last ``<action>`` (or ``<answer>``) tag, mapped to the legal
+    move's exact name when the envs' parser recognises one; unrecognised text is passed on as is so
+    that the env reports it as invalid. In the reflect phase the answer is the reflection, without
+    any ``<think>`` block.
+
+    Example:
+        >>> kuhn = {"legal_actions": ["check", "bet"]}
+        >>> read_answer("<think>K is best</think><action>Bet</action>", kuhn)
+        'bet'
+        >>> read_answer("<think>hmm</think>I should bet less.", {"phase": "reflect"})
+        'I should bet less.'
+    """
+    visible = _THINK.sub("", text).strip()
+    if is_reflect(info):
+        tagged = _REFLECTION_TAG.findall(visible)
+        return (tagged[-1] if tagged else extract_tagged(visible)).strip()
+    answer = extract_tagged(_close_open_tag(visible)).strip()
+    legal = list(info.get("legal_actions") or [])
+    index = parse_action(answer, legal)
+    return legal[index] if index is not None else answer
+
+
+def _close_open_tag(text: str) -> str:
+    """Close an ``<action>`` tag left open by a stop string (servers drop the stop text)."""
+    lowered = text.lower()
+    if lowered.rfind("<action>") > lowered.rfind(ANSWER_TAG):
+        return text + ANSWER_TAG
+    return text
+
+
+class Strategy:
+    """Builds prompts; subclasses change the instructions and the memory rules.
+
+    Attributes:
+        name: The strategy's name in results.
+    """
+
+    name = "zero-shot"
+    play_instruction = (
+        "Choose exactly one legal move. Reply with the move alone inside <action></action> tags, "
+        "for example <action>bet</action>."
+    )
+    reflect_instruction = (
+        "Answer with your reflection inside <reflection></reflection> tags: what went wrong or "
+        "could be better, and a concise plan for the next attempt."
+    )
+
+    def system_prompt(self) -> str:
+        """Return the system message shared by every step."""
+        return (
+            "You are an agent playing a text game over several attempts. Read the game state "
+            "carefully and play to win."
+        )
+
+    def new_memory(self) -> list[str]:
+        """Return the memory of a fresh trial."""
+        return []
+
+    def chat(self, observation: str, info: Mapping[str, Any], memory: list[str]) -> Chat:
+        """Return the chat prompt for one step."""
+        instruction = self.reflect_instruction if is_reflect(info) else self.play_instruction
+        legal = info.get("legal_actions")
+        shown = "legal moves:" in observation.lower()  # the suite's envs list them already
+        moves = (
+            f"\nLegal moves: {', '.join(legal)}."
+            if legal and not shown and not is_reflect(info)
+            else ""
+        )
+        user = f"{self.memory_block(memory, observation)}{observation}{moves}\n\n{instruction}"
+        return [
+            {"role": "system", "content": self.system_prompt()},
+            {"role": "user", "content": user},
+        ]
+
+    def memory_block(self, memory: list[str], observation: str = "") -> str:
+        """Return the text placed before the observation (none for stateless strategies)."""
+        return ""
+
+    def remember(self, answer: str, info: Mapping[str, Any], memory: list[str]) -> None:
+        """Update ``memory`` after an answer (stateless strategies keep nothing)."""
+
+
+class ZeroShot(Strategy):
+    """Answer directly with one legal move."""
+
+
+class ReAct(Strategy):
+    """Think step by step, then act (Yao et al., 2023), in one generation."""
+
+    name = "react"
+    play_instruction = (
+        "First think step by step inside <think></think> tags, then give exactly one legal move "
+        "inside <action></action> tags, for example <think>...</think><action>bet</action>."
+    )
+
+
+class Reflexion(Strategy):
+    """Verbal reinforcement: keep the last ``keep`` reflections and show them before the task.
+
+    Args:
+        keep: How many reflections to keep (3 in the published method).
+        max_chars: Each reflection is cut to this many characters.
+    """
+
+    name = "reflexion"
+    reflect_instruction = (
+        "Your last attempt is over. Do not summarise the game; think about the strategy you "
+        "followed and the mistake that cost you. Then write a concise new plan that fixes it, "
+        "naming the moves you should have made, inside <reflection>New plan: ...</reflection> tags."
+    )
+
+    def __init__(self, keep: int = 3, max_chars: int = 2000) -> None:
+        if keep < 1 or max_chars < 1:
+            raise ValueError("Reflexion needs keep >= 1 and max_chars >= 1.")
+        self.keep = keep
+        self.max_chars = max_chars
+
+    def memory_block(self, memory: list[str], observation: str = "") -> str:
+        """Return "Your memory for the task below:" and the kept reflections, or nothing.
+
+        Nothing is added when the observation already shows every kept reflection (the trial
+        wrapper's memory does), so the prompt never carries the same memory twice.
+        """
+        if not memory or all(text in observation for text in memory[-self.keep :]):
+            return ""
+        numbered = list(enumerate(memory, start=1))[-self.keep :]
+        lines = [f"Trial {i}: {text}" for i, text in numbered]
+        return "Your memory for the task below:\n" + "\n".join(lines) + "\n\n"
+
+    def remember(self, answer: str, info: Mapping[str, Any], memory: list[str]) -> None:
+        """Store a reflection (only the last ``keep`` are shown)."""
+        if is_reflect(info) and answer:
+            memory.append(answer[: self.max_chars])
+
+
+STRATEGIES: dict[str, type[Strategy]] = {
+    "zero-shot": ZeroShot,
+    "react": ReAct,
+    "reflexion": Reflexion,
+}
+"""Strategy name -> class."""
+
+
+class LLMAgent:
+    """An agent that prompts a model through a backend with a prompting strategy.
+
+    One instance plays one trial at a time; many instances may share one backend, and
+    :func:`~mage_agents.base.act_batch` then answers them with one batched call.
+
+    Args:
+        backend: Generates the completions (local model, endpoint, or anything with ``generate``).
+        strategy: A :class:`Strategy` or one of the names in :data:`STRATEGIES`.
+        name: The agent's name in results (default ``"<backend>/<strategy>"``).
+    """
+
+    def __init__(self, backend: Backend, strategy: Strategy | str = "zero-shot", name: str = ""):
+        if isinstance(strategy, str):
+            if strategy not in STRATEGIES:
+                raise ValueError(
+                    f"Unknown strategy {strategy!r}. Valid names: {', '.join(STRATEGIES)}."
+                )
+            strategy = STRATEGIES[strategy]()
+        self.backend = backend
+        self.strategy = strategy
+        self.name = name or f"{backend.name}/{strategy.name}"
+        self.memory: list[str] = strategy.new_memory()
+
+    def reset(self, seed: int | None = None) -> None:
+        """Forget the previous trial's memory."""
+        self.memory = self.strategy.new_memory()
+
+    def prompt(self, observation: str, info: Mapping[str, Any]) -> Chat:
+        """Return the chat prompt for this step."""
+        return self.strategy.chat(observation, info, self.memory)
+
+    def receive(self, reply: Reply, info: Mapping[str, Any]) -> Reply:
+        """Read the env-facing answer from the backend's reply and update memory."""
+        if reply.error is not None:
+            return reply
+        answer = read_answer(reply.text, info)
+        self.strategy.remember(answer, info, self.memory)
+        return Reply(answer, reply.prompt_tokens, reply.completion_tokens)
+
+    def act(self, observation: str, info: Mapping[str, Any]) -> Reply:
+        """Answer one step on its own (an unbatched call)."""
+        return self.receive(self.backend.generate([self.prompt(observation, info)])[0], info)

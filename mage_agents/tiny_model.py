@@ -1,0 +1,93 @@
+"""A tiny, randomly initialised chat model built in code, for tests, smoke runs and benchmarks.
+
+Nothing is downloaded: a byte-level BPE tokenizer is trained on a few lines of game text, given a
+chat template, and paired with a two-layer Llama of random weights. It writes nonsense, quickly;
+it exercises the whole generation path (chat template, left padding, batching, stop strings).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+__all__ = ["build_tiny_model", "CHAT_TEMPLATE"]
+
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>{% endif %}"
+)
+"""A minimal chat template: ``<|role|>content`` per message, then ``<|assistant|>``."""
+
+_CORPUS = [
+    "Attempt 1 of 3.\nAttempt 2 of 3.\nAttempt 3 of 3.\nYour memory of earlier attempts:",
+    "Kuhn poker: cards J < Q < K, one card each, both ante 1 chip. You act first.",
+    "Kuhn poker: cards J < Q < K, one card each, both ante 1 chip. You act second.",
+    "Your card: K.\nYour card: Q.\nYour card: J.\nBetting so far: nothing yet.",
+    "Betting so far: you checked, the opponent bet. Pot: 3 chips. Legal moves: fold, call.",
+    "Pot: 2 chips (you put in 1, the opponent 1).\nLegal moves: check, bet.",
+    "Invalid move: your answer did not name exactly one legal move (check, bet).",
+    "Tic-tac-toe: three in a row wins. You play X and move first. Legal moves: (1, 1), (2, 3).",
+    "<think>I hold the king, so I bet.</think><action>bet</action> <action>check</action>",
+    "<reflection>New plan: call with a queen.</reflection> Choose exactly one legal move.",
+    "Reflect on this attempt. Find the mistakes or inefficiencies, then give a concise, improved "
+    "plan for the next attempt, which starts from the same initial state.",
+    "Your trajectory:\nStep 1. You saw:\nYou answered: bet (reward +1)\nEnd of the attempt:",
+]
+
+
+def build_tiny_model(
+    save_dir: str | Path | None = None, seed: int = 0, layers: int = 2, hidden: int = 64
+) -> tuple[Any, Any]:
+    """Build (and optionally save) a tiny random chat model and its tokenizer.
+
+    Args:
+        save_dir: If given, ``save_pretrained`` both there, so that
+            :class:`~mage_agents.local_model.LocalModelBackend` can load the directory.
+        seed: Seeds the random weights.
+        layers: Transformer layers.
+        hidden: Hidden size.
+
+    Returns:
+        ``(model, tokenizer)``.
+    """
+    import torch
+    from tokenizers import ByteLevelBPETokenizer
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    from mage_agents.prompting import STRATEGIES
+
+    # the prompts' own sentences in the corpus give about as many characters per token as a
+    # real tokenizer, so benchmark prompts have realistic lengths
+    corpus = list(_CORPUS)
+    for strategy in STRATEGIES.values():
+        instance = strategy()
+        corpus += [
+            instance.system_prompt(),
+            instance.play_instruction,
+            instance.reflect_instruction,
+        ]
+    specials = ["<|endoftext|>", "<|pad|>"]
+    bpe = ByteLevelBPETokenizer()
+    bpe.train_from_iterator(corpus * 4, vocab_size=1500, min_frequency=2, special_tokens=specials)
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=bpe, eos_token="<|endoftext|>", pad_token="<|pad|>"
+    )
+    tokenizer.chat_template = CHAT_TEMPLATE
+    config = LlamaConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=hidden,
+        intermediate_size=2 * hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=4,
+        max_position_embeddings=4096,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        bos_token_id=tokenizer.eos_token_id,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config).eval()
+    if save_dir is not None:
+        model.save_pretrained(save_dir)
+        tokenizer.save_pretrained(save_dir)
+    return model, tokenizer

@@ -1,0 +1,145 @@
+"""``python -m baselines.run``, in-process: --help, the default table, configs, outputs, errors."""
+
+import csv
+from pathlib import Path
+
+import pytest
+
+import mage_envs
+from baselines import run
+from mage_agents.fake_endpoint import FakeChatServer
+
+CONFIGS = sorted((Path(run.__file__).parent / "configs").glob("*.yaml"))
+
+
+def test_help_documents_every_option(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        run.main(["--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    for action in run.build_parser()._actions:
+        if action.help != "==SUPPRESS==":
+            for option in action.option_strings:
+                assert option in text
+    assert "bounds" in text and "results.jsonl" in text
+
+
+def test_default_prints_a_table_for_every_registered_env(capsys):
+    assert run.main([]) == 0
+    out = capsys.readouterr().out
+    for env_id in mage_envs.ENV_IDS:
+        assert env_id in out
+    assert "pass@3" in out and "random-legal" in out
+
+
+def test_config_outputs_and_resume(tmp_path, capsys):
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "agents: [random, 'policy:cfr-argmax']\n"
+        "envs: [mage/KuhnPoker-v0]\n"
+        "opponents: [balanced, aggressive]\n"
+        "tasks: 6\nrepeats: 2\nepisodes: 2\n"
+        "env_kwargs: {mage/KuhnPoker-v0: {seat: second, reward_scale: 5}}\n"
+        "trial: {stop_on_success: true}\n"
+    )
+    out = tmp_path / "out"
+    argv = ["--config", str(config), "--out", str(out)]
+    assert run.main(argv) == 0
+    names = {p.name for p in out.iterdir()}
+    assert {
+        "results.jsonl",
+        "summary.md",
+        "summary.csv",
+        "pass_at_k.png",
+        "per_opponent.png",
+    } <= names
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 2 * 2 * 6 * 2
+    rows = list(csv.DictReader(open(out / "summary.csv")))
+    assert {(r["agent"], r["opponent"]) for r in rows} == {
+        (a, o) for a in ("random-legal", "policy:cfr-argmax") for o in ("balanced", "aggressive")
+    }
+    assert all(
+        float(r["pass@1_low"]) <= float(r["pass@1"]) <= float(r["pass@1_high"]) for r in rows
+    )
+    summary = (out / "summary.md").read_text()
+    assert "Per opponent played" in summary and "Per seat" in summary and "Diversity" in summary
+    lines_md = summary.splitlines()
+    for i, line in enumerate(lines_md):
+        if line.startswith("|---"):  # every table's rule has as many columns as its header
+            assert line.count("|") == lines_md[i - 1].count("|")
+    first = capsys.readouterr().out
+    assert run.main(argv) == 0  # the same command again: nothing new is played
+    assert (out / "results.jsonl").read_text().splitlines() == lines
+    assert (out / "summary.md").read_text() == summary
+    assert "48 trials" in capsys.readouterr().out and "48 trials" in first
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--tasks", "0"], "tasks must be a positive integer"),
+        (["--env", "mage/Nope-v0"], "Unknown env id"),
+        (["--agent", "gpt:4"], "Unknown agent kind"),
+        (["--agent", "openai:m"], "base URL"),
+        (["--agent-option", "oops"], "KEY=VALUE"),
+    ],
+)
+def test_bad_settings_exit_2_with_the_reason(argv, message, capsys, monkeypatch):
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    assert run.main(argv + ["--env", "mage/KuhnPoker-v0"] if "--env" not in argv else argv) == 2
+    assert message in capsys.readouterr().out
+
+
+def test_unknown_config_keys_are_rejected(tmp_path, capsys):
+    config = tmp_path / "c.yaml"
+    config.write_text("agentz: [random]\n")
+    assert run.main(["--config", str(config)]) == 2
+    assert "unknown settings" in capsys.readouterr().out
+
+
+def test_endpoint_agent_from_the_command_line(capsys):
+    with FakeChatServer() as server:
+        argv = ["--agent", "openai:fake", "--base-url", server.base_url, "--strategy", "react"]
+        argv += ["--env", "mage/TicTacToe-v0", "--tasks", "3", "--agent-option", "max_tokens=64"]
+        argv += ["--batch-size", "3"]
+        assert run.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "openai:fake/react" in out
+    assert server.bodies[0]["max_tokens"] == 64
+    assert "<think>" in server.bodies[0]["messages"][-1]["content"]
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
+def test_ready_configs_load(config):
+    settings = run.load_settings(["--config", str(config)])
+    assert settings["episodes"] == 3 and settings["agents"]
+
+
+def test_bounds_subcommand_prints_the_bounds_report(capsys):
+    assert run.main(["bounds", "--games", "2"]) == 0
+    assert "cfr-argmax" in capsys.readouterr().out
+
+
+def test_agents_skip_envs_they_cannot_play(capsys):
+    argv = [
+        "--agent",
+        "policy:mcts-100",
+        "--env",
+        "mage/KuhnPoker-v0",
+        "--env",
+        "mage/TicTacToe-v0",
+    ]
+    assert run.main(argv + ["--tasks", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "Skipping mage/KuhnPoker-v0: policy:mcts-100 cannot play it" in out
+    assert run.main(argv[:4] + ["--tasks", "2"]) == 2
+    assert "no trial could be played" in capsys.readouterr().out
+
+
+def test_ready_configs_are_found_by_name(capsys):
+    settings = run.load_settings(["--config", "mage_kuhn", "--tasks", "2"])
+    assert settings["opponents"] == ["mage-kuhn-eval"]
+    assert settings["env_kwargs"]["mage/KuhnPoker-v0"] == {"seat": "second", "reward_scale": 5}
+    assert run.main(["--config", "no_such_config"]) == 2
+    assert "Ready configs" in capsys.readouterr().out
