@@ -88,7 +88,7 @@ def _row(s: GroupSummary, compact: bool = False) -> dict[str, str]:
         row["failed steps"] = str(s.failed_steps)
     if not compact or s.tokens_per_trial:
         row["tokens/trial"] = f"{s.tokens_per_trial:,.0f}"
-    row["time (s)"] = f"{s.wall_s:.2f}"
+    row["trial time (s)"] = f"{s.wall_s:.2f}"  # summed over trials; batched trials overlap
     return row
 
 
@@ -105,7 +105,9 @@ def _rows(
 def console_table(summaries: Sequence[GroupSummary], title: str) -> Table:
     """Return a rich table of the summaries (pass@k and rates with 95% intervals)."""
     columns, rows = _rows(summaries, compact=True)
-    table = Table(title=title, caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width")
+    table = Table(
+        title=title, caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width"
+    )
     for column in columns:
         table.add_column(column, justify="left" if column in summaries[0].key else "right")
     for row in rows:
