@@ -24,6 +24,8 @@ from mage_envs.text_game import MAX_TEXT_CHARS, TEXT_CHARSET, Move, TextGame
 __all__ = ["OpenSpielTextEnv", "SEATS"]
 
 SEATS = ("first", "second", "random")
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
 _OUTSIDE_CHARSET = re.compile("[^" + re.escape("".join(sorted(TEXT_CHARSET))) + "]")
 
 
@@ -76,6 +78,9 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self._state: pyspiel.State | None = None
         self._player = 0
         self._moves: list[Move] = []
+        self._names: list[str] = []
+        self._aliases: dict[str, str] = {}
+        self._done = False
         self._invalid_streak = 0
         self._text = ""
         self.game_index = -1
@@ -114,15 +119,15 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         """Apply the learner's text move, then the opponent's replies."""
         if self._state is None:
             raise RuntimeError("Call reset() before step().")
-        if self._state.is_terminal():
+        if self._done:
             raise RuntimeError("The game is over: call reset() to start a new one.")
-        index = parse_action(action, [m.name for m in self._moves], self._aliases())
+        index = parse_action(action, self._names, self._aliases)
         if index is None:
             return self._invalid_step()
         self._invalid_streak = 0
         self._state.apply_action(self._moves[index].action)
         self._advance()
-        done = self._state.is_terminal()
+        done = self._done
         reward = self._state.returns()[self._player] * self.reward_scale if done else 0.0
         return self._observe(), float(reward), done, False, self._info(invalid=False)
 
@@ -153,16 +158,21 @@ class OpenSpielTextEnv(gym.Env[str, str]):
 
     def _advance(self) -> None:
         """Play chance and opponent moves until the learner must act or the game ends."""
-        state = self._state
-        while not state.is_terminal() and state.current_player() != self._player:
-            if state.is_chance_node():
-                state.apply_action(sample_chance(state, self.np_random.random()))
-            else:
-                self._apply_opponent_move(state)
-        self._moves = [] if state.is_terminal() else self.text_game.moves(state, self._player)
-
-    def _apply_opponent_move(self, state: pyspiel.State) -> None:
+        state, rng = self._state, self.np_random
+        # current_player() alone tells chance, terminal and whose turn: one call per move.
         player = state.current_player()
+        while player != self._player and player != _TERMINAL:
+            if player == _CHANCE:
+                state.apply_action(sample_chance(state, rng.random()))
+            else:
+                self._apply_opponent_move(state, player)
+            player = state.current_player()
+        self._done = player == _TERMINAL
+        self._moves = [] if self._done else self.text_game.moves(state, player)
+        self._names = [m.name for m in self._moves]
+        self._aliases = {alias: m.name for m in self._moves for alias in m.aliases}
+
+    def _apply_opponent_move(self, state: pyspiel.State, player: int) -> None:
         view = SeatView.from_state(state, player, self.game)
         action = self.opponent.act(view)
         if action not in view.legal_actions:
@@ -172,13 +182,10 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             )
         state.apply_action(action)
 
-    def _aliases(self) -> dict[str, str]:
-        return {alias: m.name for m in self._moves for alias in m.aliases}
-
     def _invalid_step(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
         self._invalid_streak += 1
         truncated = self._invalid_streak >= self.max_invalid_actions
-        legal = ", ".join(m.name for m in self._moves)
+        legal = ", ".join(self._names)
         feedback = f"Invalid move: your answer did not name exactly one legal move ({legal})."
         if truncated:
             feedback += f" {self.max_invalid_actions} invalid moves in a row: the game is stopped."
@@ -189,26 +196,26 @@ class OpenSpielTextEnv(gym.Env[str, str]):
 
     def _observe(self, prefix: str = "") -> str:
         state, player = self._state, self._player
-        if state.is_terminal():
+        if self._done:
             body = self.text_game.observation_text(state, player)
             body += "\n" + self.text_game.outcome_text(state, player)
         else:
             body = self.text_game.observation_text(state, player)
-            body += "\nLegal moves: " + ", ".join(m.name for m in self._moves) + "."
+            body += "\nLegal moves: " + ", ".join(self._names) + "."
         self._text = _printable(prefix + body)
         return self._text
 
     def _info(self, invalid: bool) -> dict[str, Any]:
         state = self._state
         info: dict[str, Any] = {
-            "legal_actions": [m.name for m in self._moves],
+            "legal_actions": list(self._names),
             "legal_action_ids": [m.action for m in self._moves],
             "seat": self.text_game.seat_name(self._player),
             "player": self._player,
             "opponent": self.opponent.name,
             "invalid_action": invalid,
         }
-        if state.is_terminal():
+        if self._done:
             payoff = float(state.returns()[self._player])
             info.update(payoff=payoff, success=payoff > 0)
             info.update(self.text_game.revealed(state, self._player))

@@ -12,13 +12,13 @@ Non-text envs are converted by a :class:`~mage_envs.meta.TextAdapter`; PettingZo
 
 from __future__ import annotations
 
+import random
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
 from gymnasium import spaces
-from gymnasium.utils import seeding
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from mage_envs.meta.memory import (
@@ -201,10 +201,15 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             options: Forwarded to every inner reset (merged with ``seat`` / ``keep_opponent``).
         """
         if seed is not None or self._rng is None:
-            self._rng, _ = seeding.np_random(seed)
+            # The stdlib generator: a trial pays for its seeding, and numpy's costs twice as much.
+            self._rng = random.Random(seed)
         count = self.num_episodes
-        draws = [int(x) for x in self._rng.integers(2**31 - 1, size=count)]
-        self._seeds = [draws[0]] * count if self.same_task else draws
+        if self.same_task:
+            # The trial's seed is the task's seed: trial s replays what env.reset(seed=s) deals.
+            task = seed if seed is not None else self._rng.getrandbits(31)
+            self._seeds = [task] * count
+        else:
+            self._seeds = [self._rng.getrandbits(31) for _ in range(count)]
         self._seats = self._draw_seats()
         self._user_options = dict(options or {})
         self._records: list[EpisodeRecord] = []
@@ -381,7 +386,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
     def _draw_seats(self) -> list[str | None]:
         if self.seat_rotation is None:
             return [None] * self.num_episodes
-        first = int(self._rng.integers(2))
+        first = self._rng.getrandbits(1)
         if self.seat_rotation == "trial":
             return [("first", "second")[first]] * self.num_episodes
         return [("first", "second")[(first + k) % 2] for k in range(self.num_episodes)]
