@@ -31,9 +31,21 @@ from mage_agents.base import Agent, as_agent
 from mage_agents.prompting import STRATEGIES, LLMAgent
 from mage_agents.scripted import BestResponseAgent, PolicyAgent, RandomLegalAgent
 
-__all__ = ["AgentFactory", "build_agent_factory", "parse_agent_config", "AGENT_KINDS"]
+__all__ = [
+    "AgentFactory",
+    "build_agent_factory",
+    "parse_agent_config",
+    "agent_settings",
+    "AGENT_KINDS",
+]
 
 AGENT_KINDS = ("random", "policy", "best-response", "openai", "local", "tiny", "python")
+
+TRANSPORT_OPTIONS = frozenset(
+    {"base_url", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "backoff_s"}
+    | {"max_backoff_s", "batch_size", "device"}
+)
+"""Options that change how answers are fetched, not what the agent plays."""
 
 
 @dataclass
@@ -82,6 +94,25 @@ def parse_agent_config(config: str | dict[str, Any]) -> dict[str, Any]:
             f"Unknown agent kind {options['kind']!r}. Valid kinds: {', '.join(AGENT_KINDS)}."
         )
     return options
+
+
+def agent_settings(config: Any) -> dict[str, Any]:
+    """Return the options of an agent config that change how it plays (for the trial ids).
+
+    The kind, the model or path and the strategy are already in the agent's name; where answers
+    come from (URL, concurrency, retries, batch size, device) does not change a trial.
+
+    Example:
+        >>> agent_settings({"kind": "openai", "model": "m", "temperature": 0, "max_retries": 9})
+        {'temperature': 0}
+        >>> agent_settings("random")
+        {}
+    """
+    if not isinstance(config, str | dict):
+        return {}
+    options = parse_agent_config(config)
+    ignored = {"kind", "arg", "name", "strategy"} | TRANSPORT_OPTIONS
+    return {k: v for k, v in options.items() if k not in ignored}
 
 
 def build_agent_factory(config: Any) -> AgentFactory:

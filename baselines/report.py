@@ -81,7 +81,7 @@ def _row(s: GroupSummary, compact: bool = False) -> dict[str, str]:
     if not compact:
         row["mean return"] = mean_text(s.mean_return)
     row["W/D/L"] = f"{s.win.value:.0%}/{s.draw.value:.0%}/{s.loss.value:.0%}" if s.win.n else "-"
-    row["invalid"] = rate(s.invalid_rate) if s.steps else "-"
+    row["invalid"] = rate(s.invalid_rate) if s.play_steps else "-"
     if s.achievable is not None:
         row["% of achievable"] = rate(s.achievable)
     if not compact or s.failed_steps:

@@ -28,38 +28,30 @@ import yaml
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-import mage_envs
 from baselines.achievable import achievable_interval
-from baselines.agents import AgentFactory, build_agent_factory, parse_agent_config
+from baselines.agents import AgentFactory, agent_settings, build_agent_factory
 from baselines.report import console_table, markdown_report, write_csv, write_plots
 from baselines.results import ResultsFile
 from baselines.runner import evaluate, plan_trials
+from baselines.settings import DEFAULTS, merge_settings
 from baselines.summary import GroupSummary, summarize
 
 __all__ = ["main", "load_settings", "play_random", "DEFAULTS"]
 
-DEFAULTS: dict[str, Any] = {
-    "agents": ["random"],
-    "envs": None,
-    "opponents": [None],
-    "tasks": 20,
-    "repeats": 1,
-    "episodes": 3,
-    "seed": 0,
-    "workers": 1,
-    "batch_size": 1,
-    "trial": {},
-    "env_kwargs": {},
-    "out": None,
-    "plots": True,
-    "title": "Evaluation",
-}
-"""The embedded default; a config file and flags override it key by key."""
-
 PROGRESS_MIN_TRIALS = 50
 """Runs with at least this many trials to play show a progress bar (on a terminal)."""
 
-MODEL_OPTIONS = ("base_url", "api_key_env", "strategy")
+
+CONFIG_KEYS_HELP = """\
+config file keys (a YAML mapping; the flags above override them):
+  agents, envs, opponents      lists (one item alone is fine) of agent specs or dicts
+                               ({kind: openai, model: M, temperature: 0, name: ...}),
+                               env ids, opponent names or population presets
+  tasks, repeats, episodes, seed, workers, batch_size, out, plots, title
+  trial                        MetaEpisodeWrapper arguments, e.g. {same_task: true,
+                               stop_on_success: true, memory: reflection_only}
+  env_kwargs                   env id (or "*", every env) -> its keyword arguments
+See docs/runner.md for the figures of the table."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -67,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m baselines.run",
         description=__doc__,
+        epilog=CONFIG_KEYS_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_agent_options(parser.add_argument)
@@ -94,7 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add("--episodes", type=int, help="episodes (attempts) per trial (default 3)")
     add("--seed", type=int, help="first task seed (default 0)")
-    add("--workers", type=int, help="processes playing trials in parallel (default 1)")
+    add(
+        "--workers",
+        type=int,
+        help="processes playing trials in parallel, one trial at a time each, so --batch-size "
+        "applies only with one worker (default 1; scripted agents)",
+    )
     add(
         "--batch-size",
         type=int,
@@ -104,18 +102,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--stop-on-success",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="end a trial at its first success (LaMer/MAGE evaluation)",
+        help="end a trial at its first success (LaMer/MAGE evaluation; default: off)",
     )
     add(
         "--memory",
         choices=["reflection_only", "history_only", "history_and_reflection"],
-        help="what earlier attempts leave in later observations",
+        help="what earlier attempts leave in later observations (default reflection_only)",
     )
     add(
         "--env-kwargs",
         type=json.loads,
         metavar="JSON",
-        help='keyword arguments for every env, e.g. \'{"seat": "second", "reward_scale": 5}\'',
+        help="keyword arguments for every env, merged over the config's (the flag wins), e.g. "
+        '\'{"seat": "second", "reward_scale": 5}\'',
     )
     add("--out", type=Path, help="output folder: results.jsonl, summary.md, summary.csv, plots")
     add("--no-plots", action="store_false", dest="plots", default=None, help="skip the plots")
@@ -163,101 +162,9 @@ def _add_agent_options(add: Any) -> None:
     )
 
 
-def _flag_overrides(args: argparse.Namespace) -> dict[str, Any]:
-    keys = ("agents", "envs", "opponents", "tasks", "repeats", "episodes", "seed", "workers")
-    keys += ("batch_size", "out", "plots", "title")
-    overrides = {k: getattr(args, k) for k in keys if getattr(args, k) is not None}
-    trial = {}
-    if args.stop_on_success is not None:
-        trial["stop_on_success"] = args.stop_on_success
-    if args.memory:
-        trial["memory"] = args.memory
-    if trial:
-        overrides["trial"] = trial
-    if args.env_kwargs is not None:
-        if not isinstance(args.env_kwargs, dict):
-            raise ValueError("--env-kwargs must be a JSON object.")
-        overrides["env_kwargs"] = {"*": args.env_kwargs}
-    return overrides
-
-
-def _model_options(args: argparse.Namespace) -> dict[str, Any]:
-    options = {k: getattr(args, k) for k in MODEL_OPTIONS if getattr(args, k, None)}
-    for item in args.agent_option:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--agent-option needs KEY=VALUE, not {item!r}.")
-        options[key.strip()] = yaml.safe_load(value)
-    return options
-
-
-CONFIG_DIR = Path(__file__).parent / "configs"
-"""The ready configs of the published settings (installed with the package)."""
-
-
-def resolve_config(path: Path) -> Path:
-    """Return ``path``, or the ready config of that name (``mage_kuhn`` -> its packaged file).
-
-    Raises:
-        ValueError: If neither exists; the message lists the ready configs.
-    """
-    if path.is_file():
-        return path
-    packaged = CONFIG_DIR / f"{path.stem}.yaml"
-    if packaged.is_file() and path.parent == Path("."):
-        return packaged
-    names = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
-    raise ValueError(f"No config file {path}. Ready configs (give the name alone): {names}.")
-
-
 def load_settings(argv: list[str] | None) -> dict[str, Any]:
-    """Merge the defaults, the ``--config`` file and the flags into one settings dict."""
-    args = build_parser().parse_args(argv)
-    settings = dict(DEFAULTS)
-    if args.config is not None:
-        args.config = resolve_config(args.config)
-        loaded = yaml.safe_load(args.config.read_text()) or {}
-        if not isinstance(loaded, dict):
-            raise ValueError(f"{args.config}: a config is a YAML mapping of settings.")
-        unknown = set(loaded) - set(DEFAULTS)
-        if unknown:
-            raise ValueError(
-                f"{args.config}: unknown settings {sorted(unknown)}; valid: {sorted(DEFAULTS)}."
-            )
-        settings.update(loaded)
-    overrides = _flag_overrides(args)
-    if "trial" in overrides:
-        overrides["trial"] = {**settings["trial"], **overrides["trial"]}
-    settings.update(overrides)
-    options = _model_options(args)
-    settings["agents"] = [_with_options(a, options) for a in settings["agents"]]
-    _check_settings(settings)
-    return settings
-
-
-def _with_options(agent: Any, options: dict[str, Any]) -> Any:
-    """Add command-line model options to model agents (scripted agents take none)."""
-    if not options:
-        return agent
-    config = parse_agent_config(agent)
-    if config["kind"] not in ("openai", "local", "tiny"):
-        return agent
-    return {**config, **options}
-
-
-def _check_settings(settings: dict[str, Any]) -> None:
-    for key in ("tasks", "repeats", "episodes", "workers", "batch_size"):
-        if not isinstance(settings[key], int) or settings[key] < 1:
-            raise ValueError(f"{key} must be a positive integer, not {settings[key]!r}.")
-    envs = settings["envs"] or list(mage_envs.ENV_IDS)
-    unknown = [e for e in envs if e not in gym.registry]
-    if unknown:
-        raise ValueError(
-            f"Unknown env id(s) {unknown}. Registered: {', '.join(mage_envs.ENV_IDS)}."
-        )
-    settings["envs"] = envs
-    if not settings["agents"]:
-        raise ValueError("No agent to evaluate: give --agent SPEC.")
+    """Parse ``argv`` into one checked settings dict (see :mod:`baselines.settings`)."""
+    return merge_settings(build_parser().parse_args(argv))
 
 
 def accepts_opponent(env_id: str) -> bool:
@@ -314,6 +221,7 @@ def _plan(settings: dict[str, Any], factory: AgentFactory, console: Console) -> 
             settings["seed"],
             env_kwargs,
             settings["trial"],
+            agent_settings(factory.config),
         )
     return specs
 
@@ -335,8 +243,15 @@ def run(settings: dict[str, Any], console: Console) -> list[dict[str, Any]]:
     out = settings["out"]
     results = ResultsFile(Path(out) / "results.jsonl" if out else None)
     records = []
-    for agent_config in settings["agents"]:
-        factory = build_agent_factory(agent_config)
+    factories = [build_agent_factory(config) for config in settings["agents"]]
+    names = [factory.name for factory in factories]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:  # their trials would share ids and rows: each would be counted twice
+        raise ValueError(
+            f"Two agents are named {twice[0]!r}; evaluate each agent once, or tell them apart "
+            "with a name, e.g. {kind: openai, model: M, temperature: 0, name: M-greedy}."
+        )
+    for factory in factories:
         specs = _plan(settings, factory, console)
         todo = sum(s.trial_id not in results for s in specs)
         with _progress(console, todo) as progress:

@@ -87,6 +87,7 @@ def plan_trials(
     seed: int = 0,
     env_kwargs: dict[str, dict[str, Any]] | None = None,
     trial_kwargs: dict[str, Any] | None = None,
+    agent_settings: dict[str, Any] | None = None,
 ) -> list[TrialSpec]:
     """Plan every trial of an evaluation, in a fixed order.
 
@@ -97,9 +98,13 @@ def plan_trials(
         tasks: Tasks per (env, opponent); task ``i`` uses env seed ``seed + i``.
         repeats: Trials per task with different agent seeds (for diversity across trials).
         num_episodes: Episodes per trial.
-        seed: First task seed; agent seeds derive from ``(seed, task, repeat)``.
+        seed: First task seed (non-negative); the agent seed of a trial derives from its task
+            seed and repeat, so a trial id always stands for the same trial.
         env_kwargs: Per env id, extra keyword arguments for the env.
         trial_kwargs: Extra keyword arguments for the trial wrapper (memory, stop_on_success, ...).
+        agent_settings: The agent's settings that change how it plays (sampling, ...); like the
+            env and trial settings they are hashed into the trial ids, so changing one never
+            resumes from trials played with the old value.
 
     Example:
         >>> specs = plan_trials("random", ["mage/KuhnPoker-v0"], tasks=2, repeats=2)
@@ -108,22 +113,27 @@ def plan_trials(
     """
     if tasks < 1 or repeats < 1 or num_episodes < 1:
         raise ValueError("tasks, repeats and num_episodes must all be at least 1.")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, not {seed}.")
     specs = []
     for env_id in env_ids:
         kwargs = dict((env_kwargs or {}).get(env_id, {}))
         for opponent in opponents:
             settings = {"env": kwargs, "trial": trial_kwargs or {}}
+            if agent_settings:
+                settings["agent"] = agent_settings
             prefix = f"{agent}|{env_id}|{opponent}|n{num_episodes}|{_settings_hash(settings)}"
             for i in range(tasks):
                 for r in range(repeats):
-                    agent_seed = int(np.random.SeedSequence([seed, i, r]).generate_state(1)[0])
+                    task_seed = seed + i
+                    agent_seed = int(np.random.SeedSequence([task_seed, r]).generate_state(1)[0])
                     specs.append(
                         TrialSpec(
-                            trial_id=f"{prefix}|task{seed + i}|r{r}",
+                            trial_id=f"{prefix}|task{task_seed}|r{r}",
                             agent=agent,
                             env_id=env_id,
                             opponent=opponent,
-                            task_seed=seed + i,
+                            task_seed=task_seed,
                             repeat=r,
                             seed=agent_seed,
                             num_episodes=num_episodes,
@@ -156,6 +166,7 @@ class _Live:
     started: float
     actions: list[list[str]] = field(default_factory=lambda: [[]])
     steps: int = 0
+    play_steps: int = 0
     invalid_steps: int = 0
     failed_steps: int = 0
     errors: list[str] = field(default_factory=list)
@@ -195,16 +206,18 @@ def _step(live: _Live, reply: Reply) -> bool:
         if len(live.errors) < MAX_ERRORS_KEPT:
             live.errors.append(reply.error)
     info = live.info
-    if info.get("phase") == "reflect":
-        live.reflections_seen += 1
-    else:
+    playing = info.get("phase") != "reflect"
+    if playing:
         episode = _episode_index(live, info)
         while len(live.actions) <= episode:
             live.actions.append([])
         live.actions[episode].append(_shown_move(reply.text, info))
+    else:
+        live.reflections_seen += 1
     observation, _, terminated, truncated, new_info = live.env.step(reply.text)
     live.steps += 1
-    live.invalid_steps += bool(new_info.get("invalid_action")) and info.get("phase") != "reflect"
+    live.play_steps += playing
+    live.invalid_steps += playing and bool(new_info.get("invalid_action"))
     live.observation, live.info = observation, dict(new_info)
     return bool(terminated or truncated) or live.steps >= MAX_STEPS_PER_TRIAL
 
@@ -226,6 +239,7 @@ def _record(live: _Live) -> dict[str, Any]:
         "final_payoff": info.get("payoff"),
         "actions": [a for a in live.actions if a],
         "steps": live.steps,
+        "play_steps": live.play_steps,
         "invalid_steps": int(live.invalid_steps),
         "failed_steps": live.failed_steps,
         "errors": live.errors,

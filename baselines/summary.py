@@ -130,6 +130,8 @@ class GroupSummary:
     """The figures of one group of trials (one agent on one env against one opponent spec).
 
     ``win``, ``draw`` and ``loss`` are empty intervals (``n == 0``) for envs without an opponent.
+    ``steps`` counts every step, reflections included; ``invalid_rate`` is over ``play_steps``
+    (a reflection is never an invalid action).
     """
 
     key: dict[str, Any]
@@ -145,6 +147,7 @@ class GroupSummary:
     invalid_rate: Interval
     failed_steps: int
     steps: int
+    play_steps: int
     tokens_per_trial: float
     wall_s: float
     diversity: dict[str, float] = field(default_factory=dict)
@@ -186,6 +189,7 @@ def summarize_group(
     two_player = any(o is not None for t in trials for o in t.get("opponents") or [])
     outcomes = [_outcome(r) for r in records] if two_player else []
     steps = sum(r.get("steps", 0) for r in records)
+    play_steps = sum(r["play_steps"] for r in records)
     invalid = sum(r.get("invalid_steps", 0) for r in records)
     tokens = sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in records)
     return GroupSummary(
@@ -199,9 +203,10 @@ def summarize_group(
         win=_rate([o > 0 for o in outcomes]),
         draw=_rate([o == 0 for o in outcomes]),
         loss=_rate([o < 0 for o in outcomes]),
-        invalid_rate=wilson_interval(invalid, steps),
+        invalid_rate=wilson_interval(invalid, play_steps),
         failed_steps=sum(r.get("failed_steps", 0) for r in records),
         steps=steps,
+        play_steps=play_steps,
         tokens_per_trial=tokens / len(records),
         wall_s=math.fsum(r.get("wall_s", 0.0) for r in records),
         diversity=diversity(records),

@@ -3,7 +3,8 @@
 It answers ``POST /v1/chat/completions`` with a scripted policy (by default: the first legal move
 listed in the prompt, inside ``<action>`` tags) and can inject faults, one per request, from a
 queue: ``"slow"`` (sleeps past the client's timeout), ``"500"``, ``"429"`` (with ``Retry-After``),
-``"malformed"`` (invalid JSON) and ``"401"``. It counts requests, remembers the headers it saw and
+``"malformed"`` (invalid JSON), ``"bad_usage"`` (a normal answer whose ``usage`` is not a mapping)
+and ``"401"``. It counts requests, remembers the headers it saw and
 the highest number of requests in flight at once.
 
 Example:
@@ -143,12 +144,13 @@ class FakeChatServer:
         messages = body.get("messages") or []
         text = self.answer(messages)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
+        usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text) // 4}
         payload = {
             "id": f"fake-{self.requests}",
             "object": "chat.completion",
             "model": body.get("model"),
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
-            "usage": {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text) // 4},
+            "usage": "unknown" if fault == "bad_usage" else usage,
         }
         _send(handler, 200, json.dumps(payload).encode())
 

@@ -108,7 +108,12 @@ class LocalModelBackend:
 
     @torch.inference_mode()
     def _generate_batch(self, prompts: list[str]) -> list[Reply]:
-        encoded = self.tokenizer(prompts, return_tensors="pt", padding=True).to(self.device)
+        # A chat template writes the special tokens (BOS) itself: adding them again on encoding
+        # would start every prompt with two BOS tokens (Llama 3, Gemma, ...).
+        templated = bool(getattr(self.tokenizer, "chat_template", None))
+        encoded = self.tokenizer(
+            prompts, return_tensors="pt", padding=True, add_special_tokens=not templated
+        ).to(self.device)
         torch.manual_seed(self.seed + self._batches)
         self._batches += 1
         sampling: dict[str, Any] = {"do_sample": self.temperature > 0}

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import math
 import os
 import random
 import time
@@ -91,6 +92,8 @@ class OpenAIChatBackend:
             )
         if self.max_concurrency < 1 or self.max_retries < 0 or self.timeout_s <= 0:
             raise ValueError("Need max_concurrency >= 1, max_retries >= 0 and timeout_s > 0.")
+        if self.backoff_s < 0 or self.max_backoff_s < 0:
+            raise ValueError("Need backoff_s >= 0 and max_backoff_s >= 0 (seconds to wait).")
         self.base_url = self.base_url.rstrip("/")
 
     @property
@@ -200,9 +203,17 @@ def _reply_from(payload: Any) -> Reply:
         raise EndpointError("malformed response: no choices[0].message", retryable=True) from None
     if not isinstance(text, str):
         raise EndpointError("malformed response: content is not text", retryable=True)
-    usage = payload.get("usage") or {}
+    usage = payload.get("usage")
     return Reply(
         text,
-        prompt_tokens=int(usage.get("prompt_tokens") or 0),
-        completion_tokens=int(usage.get("completion_tokens") or 0),
+        prompt_tokens=_token_count(usage, "prompt_tokens"),
+        completion_tokens=_token_count(usage, "completion_tokens"),
     )
+
+
+def _token_count(usage: Any, key: str) -> int:
+    """A count from ``usage``; 0 where the server sent none or something that is not a count."""
+    value = usage.get(key) if isinstance(usage, dict) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        return 0
+    return int(value) if math.isfinite(value) else 0

@@ -35,6 +35,33 @@ def test_loads_a_local_directory_and_counts_tokens(model_dir):
     assert all(1 <= r.completion_tokens <= 8 and r.error is None for r in replies)
 
 
+def test_a_chat_template_bos_is_not_doubled():
+    from tokenizers.processors import TemplateProcessing
+
+    from mage_agents.tiny_model import CHAT_TEMPLATE
+
+    model, tokenizer = build_tiny_model()
+    bos = "<|endoftext|>"
+    bos_id = tokenizer.convert_tokens_to_ids(bos)
+    # like Llama 3: the tokenizer adds BOS on encoding and the chat template writes it too
+    tokenizer.bos_token = bos
+    tokenizer._tokenizer.post_processor = TemplateProcessing(
+        single=f"{bos} $A", special_tokens=[(bos, bos_id)]
+    )
+    tokenizer.chat_template = "{{ bos_token }}" + CHAT_TEMPLATE
+    backend = LocalModelBackend(model, tokenizer, max_new_tokens=2, stop_strings=())
+    seen = []
+    generate = backend.model.generate
+    backend.model.generate = lambda input_ids, **kw: (
+        seen.append(input_ids) or generate(input_ids=input_ids, **kw)
+    )
+    (reply,) = backend.generate([CHAT])
+    ids = seen[0][0].tolist()
+    assert ids[0] == bos_id and ids[1] != bos_id
+    prompt = render_chat(tokenizer, CHAT)
+    assert reply.prompt_tokens == len(tokenizer(prompt, add_special_tokens=False)["input_ids"])
+
+
 def test_same_seed_same_text(model_dir):
     first = LocalModelBackend(model_dir, max_new_tokens=12, seed=5).generate([CHAT] * 3)
     again = LocalModelBackend(model_dir, max_new_tokens=12, seed=5).generate([CHAT] * 3)

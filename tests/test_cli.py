@@ -22,6 +22,8 @@ def test_help_documents_every_option(capsys):
             for option in action.option_strings:
                 assert option in text
     assert "bounds" in text and "results.jsonl" in text
+    for key in run.DEFAULTS:  # every config key is named too
+        assert key in text
 
 
 def test_default_prints_a_table_for_every_registered_env(capsys):
@@ -83,6 +85,7 @@ def test_config_outputs_and_resume(tmp_path, capsys):
         (["--agent", "gpt:4"], "Unknown agent kind"),
         (["--agent", "openai:m"], "base URL"),
         (["--agent-option", "oops"], "KEY=VALUE"),
+        (["--seed", "-1"], "seed must be a non-negative integer"),
     ],
 )
 def test_bad_settings_exit_2_with_the_reason(argv, message, capsys, monkeypatch):
@@ -143,3 +146,43 @@ def test_ready_configs_are_found_by_name(capsys):
     assert settings["env_kwargs"]["mage/KuhnPoker-v0"] == {"seat": "second", "reward_scale": 5}
     assert run.main(["--config", "no_such_config"]) == 2
     assert "Ready configs" in capsys.readouterr().out
+
+
+def test_an_agent_given_twice_is_an_error_not_a_double_count(capsys):
+    argv = ["--agent", "random", "--agent", "random-legal", "--env", "mage/KuhnPoker-v0"]
+    assert run.main(argv + ["--tasks", "3"]) == 2
+    assert "Two agents are named 'random-legal'" in capsys.readouterr().out
+
+
+def test_a_changed_agent_option_is_played_again_not_resumed(tmp_path):
+    out = tmp_path / "out"
+    with FakeChatServer() as server:
+        argv = ["--agent", "openai:fake", "--base-url", server.base_url, "--out", str(out)]
+        argv += ["--env", "mage/KuhnPoker-v0", "--tasks", "2", "--no-plots"]
+        assert run.main(argv + ["--agent-option", "temperature=0.1"]) == 0
+        assert run.main(argv + ["--agent-option", "temperature=0.9"]) == 0
+        # where the answers come from is not a setting of the trial: this one resumes
+        assert (
+            run.main(
+                argv + ["--agent-option", "temperature=0.9", "--agent-option", "max_retries=1"]
+            )
+            == 0
+        )
+    temperatures = [body["temperature"] for body in server.bodies]
+    assert 0.1 in temperatures and 0.9 in temperatures
+    assert len((out / "results.jsonl").read_text().splitlines()) == 4
+
+
+def test_config_lists_may_be_given_as_one_item(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("agents: random\nenvs: mage/KuhnPoker-v0\nopponents: balanced\n")
+    settings = run.load_settings(["--config", str(config)])
+    assert settings["agents"] == ["random"]
+    assert settings["envs"] == ["mage/KuhnPoker-v0"]
+    assert settings["opponents"] == ["balanced"]
+
+
+def test_env_kwargs_flag_is_merged_into_the_configs_and_wins():
+    settings = run.load_settings(["--config", "mage_kuhn", "--env-kwargs", '{"reward_scale": 1}'])
+    assert settings["env_kwargs"]["mage/KuhnPoker-v0"] == {"seat": "second", "reward_scale": 1}
+    assert settings["env_kwargs"]["*"] == {"reward_scale": 1}

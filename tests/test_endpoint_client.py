@@ -89,6 +89,15 @@ def test_bad_settings_are_rejected():
         OpenAIChatBackend("localhost:8000", "m")
     with pytest.raises(ValueError, match="max_concurrency"):
         OpenAIChatBackend("http://x", "m", max_concurrency=0)
+    with pytest.raises(ValueError, match="backoff_s"):  # time.sleep(-1) would crash a retry
+        OpenAIChatBackend("http://x", "m", backoff_s=-1.0)
+
+
+def test_a_response_with_unreadable_usage_still_answers():
+    with FakeChatServer(faults=["bad_usage"]) as server:
+        (reply,) = _backend(server).generate([CHAT])
+    assert (reply.text, reply.error) == ("<action>check</action>", None)
+    assert (reply.prompt_tokens, reply.completion_tokens) == (0, 0)
 
 
 def test_runner_records_failed_steps_and_never_leaks_the_key(tmp_path, monkeypatch):

@@ -97,3 +97,22 @@ def test_kill_9_then_rerun_completes_without_duplicates(tmp_path):
     ids = [json.loads(line)["trial_id"] for line in results.read_text().splitlines()]
     assert len(ids) == len(set(ids)) == 150
     assert Path(out / "summary.md").exists()
+
+
+def test_a_trial_id_always_stands_for_the_same_trial():
+    # --seed 0 --tasks 10 and --seed 5 --tasks 10 share tasks 5..9: resuming one into the other's
+    # results file must reuse only trials that a clean run would have played identically
+    first = {s.trial_id: s for s in plan_trials("a", ["mage/KuhnPoker-v0"], tasks=10, repeats=2)}
+    later = plan_trials("a", ["mage/KuhnPoker-v0"], tasks=10, repeats=2, seed=5)
+    shared = [s for s in later if s.trial_id in first]
+    assert len(shared) == 10
+    assert all(first[s.trial_id] == s for s in shared)
+
+
+def test_agent_settings_are_part_of_the_trial_id():
+    def ids(**settings):
+        plan = plan_trials("a", ["mage/KuhnPoker-v0"], tasks=2, agent_settings=settings)
+        return [s.trial_id for s in plan]
+
+    assert ids(temperature=0.7) != ids(temperature=0.0)
+    assert ids() == [s.trial_id for s in plan_trials("a", ["mage/KuhnPoker-v0"], tasks=2)]

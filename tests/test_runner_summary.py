@@ -5,6 +5,8 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+from baselines.results import ResultsFile
+from baselines.runner import evaluate, plan_trials
 from baselines.summary import (
     diversity,
     entropy_bits,
@@ -81,7 +83,8 @@ def _record(agent, successes, returns, n=3, opponent="o", seat="first", task="t"
         },
         "final_payoff": None,
         "actions": actions or [["a"]] * len(returns),
-        "steps": 2 * len(returns),
+        "steps": 3 * len(returns) - 1,  # two moves per attempt and a reflection in between
+        "play_steps": 2 * len(returns),
         "invalid_steps": 1,
         "failed_steps": 0,
         "prompt_tokens": 10,
@@ -136,3 +139,34 @@ def test_diversity_by_hand():
     assert math.isclose(d["distinct_share"], (1 / 3 + 1) / 2)
     assert math.isclose(d["sequence_entropy"], 0.5)
     assert diversity(mixed[:1]) == {}
+
+
+def test_invalid_rate_counts_play_steps_only():
+    # an agent that never names a move: every play step is invalid, reflections are not actions
+    def nonsense(observation, info):
+        return "my reflection" if info.get("phase") == "reflect" else "xyzzy"
+
+    specs = plan_trials("nonsense", ["mage/KuhnPoker-v0"], ["random"], tasks=4)
+    records = evaluate(nonsense, specs, ResultsFile(None))
+    assert all(r["steps"] == r["play_steps"] + 2 for r in records)  # two reflection steps
+    (s,) = summarize(records)
+    assert s.invalid_rate.value == 1.0
+    assert s.invalid_rate.n == sum(r["play_steps"] for r in records)
+
+
+def test_percent_of_achievable_only_where_the_bound_bounds_pass_at_n():
+    from baselines.achievable import achievable_interval
+
+    def plan(opponent, episodes):
+        specs = plan_trials("r", ["mage/KuhnPoker-v0"], [opponent], tasks=6, num_episodes=episodes)
+        return evaluate("random", specs, ResultsFile(None))
+
+    # a deterministic opponent replays the same game each attempt: the deal is won or not
+    (s,) = summarize(plan("cfr-argmax", 3), achievable=achievable_interval)
+    assert s.achievable is not None
+    # a stochastic opponent: three attempts can win a deal that one attempt wins only sometimes,
+    # so the one-attempt clairvoyant share is no bound on pass@3 (it showed over 100%)
+    (s,) = summarize(plan("random", 3), achievable=achievable_interval)
+    assert s.achievable is None
+    (s,) = summarize(plan("random", 1), achievable=achievable_interval)
+    assert s.achievable is not None

@@ -1,0 +1,167 @@
+"""The settings of ``python -m baselines.run``: defaults, then a config file, then flags.
+
+:func:`merge_settings` turns parsed command-line arguments into one checked settings dict. A config
+file is a YAML mapping with the keys of :data:`DEFAULTS`; a flag overrides the key it names, except
+``trial`` and ``env_kwargs``, whose flags are merged into the config's mapping (flags win).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import yaml
+
+import mage_envs
+from baselines.agents import parse_agent_config
+
+__all__ = ["DEFAULTS", "CONFIG_DIR", "merge_settings", "resolve_config"]
+
+DEFAULTS: dict[str, Any] = {
+    "agents": ["random"],
+    "envs": None,
+    "opponents": [None],
+    "tasks": 20,
+    "repeats": 1,
+    "episodes": 3,
+    "seed": 0,
+    "workers": 1,
+    "batch_size": 1,
+    "trial": {},
+    "env_kwargs": {},
+    "out": None,
+    "plots": True,
+    "title": "Evaluation",
+}
+"""The embedded default; a config file and flags override it key by key."""
+
+CONFIG_DIR = Path(__file__).parent / "configs"
+"""The ready configs of the published settings (installed with the package)."""
+
+MODEL_OPTIONS = ("base_url", "api_key_env", "strategy")
+"""Flags that are options of model agents (scripted agents take none)."""
+
+_FLAG_KEYS = ("agents", "envs", "opponents", "tasks", "repeats", "episodes", "seed", "workers")
+_FLAG_KEYS += ("batch_size", "out", "plots", "title")
+
+
+def resolve_config(path: Path) -> Path:
+    """Return ``path``, or the ready config of that name (``mage_kuhn`` -> its packaged file).
+
+    Raises:
+        ValueError: If neither exists; the message lists the ready configs.
+    """
+    if path.is_file():
+        return path
+    packaged = CONFIG_DIR / f"{path.stem}.yaml"
+    if packaged.is_file() and path.parent == Path("."):
+        return packaged
+    names = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
+    raise ValueError(f"No config file {path}. Ready configs (give the name alone): {names}.")
+
+
+def merge_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """Merge the defaults, the ``--config`` file and the flags into one checked settings dict.
+
+    Raises:
+        ValueError: If a setting is invalid; the message says which and why.
+    """
+    settings = dict(DEFAULTS)
+    if args.config is not None:
+        settings.update(_load_config(resolve_config(args.config)))
+    settings["trial"] = _mapping("trial", settings["trial"])
+    settings["env_kwargs"] = _env_kwargs_setting(settings["env_kwargs"])
+    settings.update({k: getattr(args, k) for k in _FLAG_KEYS if getattr(args, k) is not None})
+    if args.stop_on_success is not None:
+        settings["trial"] = {**settings["trial"], "stop_on_success": args.stop_on_success}
+    if args.memory:
+        settings["trial"] = {**settings["trial"], "memory": args.memory}
+    if args.env_kwargs is not None:
+        flag = _mapping("--env-kwargs", args.env_kwargs)
+        given = settings["env_kwargs"]
+        # the flag wins over the config's per-env keyword arguments too
+        settings["env_kwargs"] = {e: {**kw, **flag} for e, kw in {"*": {}, **given}.items()}
+    options = _model_options(args)
+    for key in ("agents", "envs", "opponents"):
+        settings[key] = _as_list(key, settings[key])
+    settings["agents"] = [_with_options(a, options) for a in settings["agents"]]
+    _check_settings(settings)
+    return settings
+
+
+def _load_config(path: Path) -> dict[str, Any]:
+    loaded = yaml.safe_load(path.read_text()) or {}
+    if not isinstance(loaded, dict):
+        raise ValueError(f"{path}: a config is a YAML mapping of settings.")
+    unknown = set(loaded) - set(DEFAULTS)
+    if unknown:
+        raise ValueError(f"{path}: unknown settings {sorted(unknown)}; valid: {sorted(DEFAULTS)}.")
+    return loaded
+
+
+def _mapping(name: str, value: Any) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError(f"{name} must be a mapping of keyword arguments, not {value!r}.")
+    return dict(value)
+
+
+def _env_kwargs_setting(value: Any) -> dict[str, dict[str, Any]]:
+    """``env_kwargs`` maps an env id (or ``"*"``, every env) to its keyword arguments."""
+    given = _mapping("env_kwargs", value)
+    return {str(env): _mapping(f"env_kwargs[{env!r}]", kw) for env, kw in given.items()}
+
+
+def _as_list(key: str, value: Any) -> list[Any] | None:
+    """A list setting; one item alone (``agents: random``) is a list of one."""
+    if value is None:
+        return [None] if key == "opponents" else None
+    if isinstance(value, str | dict):
+        return [value]
+    if not isinstance(value, list | tuple):
+        raise ValueError(f"{key} must be a list, not {value!r}.")
+    return list(value)
+
+
+def _model_options(args: argparse.Namespace) -> dict[str, Any]:
+    options = {k: getattr(args, k) for k in MODEL_OPTIONS if getattr(args, k, None)}
+    for item in args.agent_option:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--agent-option needs KEY=VALUE, not {item!r}.")
+        options[key.strip()] = yaml.safe_load(value)
+    return options
+
+
+def _with_options(agent: Any, options: dict[str, Any]) -> Any:
+    """Add command-line model options to model agents (scripted agents take none)."""
+    if not options:
+        return agent
+    config = parse_agent_config(agent)
+    if config["kind"] not in ("openai", "local", "tiny"):
+        return agent
+    return {**config, **options}
+
+
+def _check_settings(settings: dict[str, Any]) -> None:
+    for key in ("tasks", "repeats", "episodes", "workers", "batch_size"):
+        if not _is_int(settings[key]) or settings[key] < 1:
+            raise ValueError(f"{key} must be a positive integer, not {settings[key]!r}.")
+    if not _is_int(settings["seed"]) or settings["seed"] < 0:
+        raise ValueError(f"seed must be a non-negative integer, not {settings['seed']!r}.")
+    envs = settings["envs"] or list(mage_envs.ENV_IDS)
+    unknown = [e for e in envs if e not in gym.registry]
+    if unknown:
+        raise ValueError(
+            f"Unknown env id(s) {unknown}. Registered: {', '.join(mage_envs.ENV_IDS)}."
+        )
+    settings["envs"] = envs
+    if not settings["agents"]:
+        raise ValueError("No agent to evaluate: give --agent SPEC.")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
