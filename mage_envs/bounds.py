@@ -11,7 +11,10 @@ and the agent's seat:
 - ``clairvoyant_share``: MAGE's "theoretical upper bound": the probability of a positive payoff
   when the agent also knows the opponent's card (the same deal repeats in a trial), i.e. the
   best success probability given each deal, averaged over deals. For a deterministic opponent it
-  is the share of winnable deals.
+  is the share of winnable deals. It bounds one episode, and also pass@N of a ``same_task`` trial
+  in Kuhn poker: the replayed seed replays the opponent's random draws with the deal, and the
+  event "some line wins" then has this same probability. It does not bound pass@N over fresh
+  deals.
 
 Tic-tac-toe: against an opponent with an explicit policy, the exact best win probability and best
 expected payoff from each seat (expectimax over the opponent's move probabilities; "beatable" means

@@ -1,6 +1,8 @@
 """Exact bounds: hand derivations, independent enumerations and OpenSpiel's own tools agree."""
 
+import itertools
 from fractions import Fraction
+from pathlib import Path
 
 import gymnasium as gym
 import pyspiel
@@ -127,8 +129,49 @@ def test_cfr_bounds_are_the_game_value_and_argmax_is_exploitable():
         kuhn_bounds("cfr-argmax", 0).best_response_value
         + kuhn_bounds("cfr-argmax", 1).best_response_value
     ) / 2
-    assert argmax == pytest.approx(mean_br) and argmax > 0.1
+    assert argmax == pytest.approx(mean_br)
+    # By hand: cfr-argmax (first) checks a Jack or Queen, folds a Jack and calls with a Queen,
+    # bets a King; (second) bets or calls a King, checks and folds a Jack or Queen. Against it,
+    # first seat: J bets (+1 vs Q, -2 vs K) -1/2, Q checks (+1 vs J, -1 vs K) 0, K +1 -> 1/6.
+    # Second seat: facing a bet (a King) fold -1; after a check (J or Q) bet: J folds +1, Q calls
+    # a King +2 and beats a Jack -1 -> (-1 - 1 + 1 + 1 + 2 - 1) / 6 = 1/6.
+    assert argmax == pytest.approx(1 / 6, abs=1e-12)
     assert exploitability("random", KUHN) == pytest.approx(11 / 24)  # NashConv 11/12, halved
+
+
+def pure_strategy_optimum(name: str, seat: int) -> tuple[float, float]:
+    """(best value, best win probability) over the 64 pure strategies of ``seat``: brute force."""
+    table = policy_table(name, KUHN)
+    mine = sorted(info for info in table if len(info) % 2 == 1 - seat)  # "0", "0pb" vs "0p", "0b"
+
+    def outcome(state, choice):
+        if state.is_terminal():
+            payoff = state.returns()[seat]
+            return payoff, float(payoff > 0)
+        if state.is_chance_node():
+            branches = state.chance_outcomes()
+        elif state.current_player() == seat:
+            branches = [(choice[state.information_state_string()], 1.0)]
+        else:
+            branches = table[state.information_state_string()]
+        results = [(p, outcome(state.child(a), choice)) for a, p in branches if p > 0]
+        return sum(p * v for p, (v, _) in results), sum(p * w for p, (_, w) in results)
+
+    results = [
+        outcome(KUHN.new_initial_state(), dict(zip(mine, actions, strict=True)))
+        for actions in itertools.product((0, 1), repeat=len(mine))
+    ]
+    return max(v for v, _ in results), max(w for _, w in results)
+
+
+@pytest.mark.parametrize("name", KUHN_OPPONENTS)
+def test_kuhn_bounds_equal_the_best_pure_strategy(name):
+    # An independent derivation: in a finite game some pure strategy is a best response.
+    for seat in (0, 1):
+        value, success = pure_strategy_optimum(name, seat)
+        bounds = kuhn_bounds(name, seat)
+        assert bounds.best_response_value == pytest.approx(value, abs=1e-12)
+        assert bounds.best_success_probability == pytest.approx(success, abs=1e-12)
 
 
 def test_kuhn_bounds_refuse_opaque_opponents_and_bad_seats():
@@ -197,3 +240,8 @@ def test_bounds_report_prints_every_opponent_and_seat(capsys):
     assert "## Kuhn poker" in capsys.readouterr().out
     with pytest.raises(SystemExit):
         main(["--games", "0"])
+
+
+def test_docs_show_the_table_the_report_prints():
+    docs = (Path(__file__).parents[1] / "docs" / "opponents.md").read_text()
+    assert docs[docs.index("## Kuhn poker\n") :].strip() == bounds_markdown().strip()

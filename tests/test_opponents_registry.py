@@ -61,7 +61,8 @@ def test_wrong_game_and_wrong_type_are_clear():
 
 
 def test_register_a_new_opponent(monkeypatch):
-    monkeypatch.setattr(registry, "_FACTORIES", dict(registry._FACTORIES))  # undone after
+    for table in ("_FACTORIES", "_SUPPORTS"):  # undone after the test
+        monkeypatch.setattr(registry, table, dict(getattr(registry, table)))
 
     class FirstLegal(PolicyOpponent):
         name = "first-legal"
@@ -120,3 +121,36 @@ def test_referee_rejects_illegal_moves_and_bad_settings():
         play_match(TTT, "random", "random", 0)
     with pytest.raises(ValueError, match="first_seat"):
         play_match(TTT, "random", "random", 2, first_seat=2)
+
+
+def test_numpy_integer_seeds_replay_like_python_ints():
+    # Users seed from numpy arrays (np.arange, rng.integers); every opponent must accept them.
+    import numpy as np
+
+    view = SeatView.from_state(TTT.new_initial_state(), 0)
+    for name in ("random", "biased-random", "order-rows", "perfect", "mcts-10"):
+        bot = make_opponent(name, TTT)
+        bot.reset(np.int64(7), 0)
+        with_numpy = [bot.act(view) for _ in range(5)]
+        bot.reset(7, 0)
+        assert [bot.act(view) for _ in range(5)] == with_numpy, name
+
+
+def test_policy_without_a_positive_probability_is_a_clear_error():
+    class Silent(PolicyOpponent):
+        name = "silent"
+
+        def action_probabilities(self, view):
+            return {a: 0.0 for a in view.legal_actions}
+
+    bot = Silent()
+    bot.reset(0, 0)
+    with pytest.raises(ValueError, match="'silent' gave no action a positive probability"):
+        bot.act(SeatView.from_state(TTT.new_initial_state(), 0))
+
+
+def test_referee_refuses_games_it_cannot_referee():
+    with pytest.raises(ValueError, match="two-player sequential game"):
+        play_match("kuhn_poker(players=3)", "random", "random", 2)
+    with pytest.raises(ValueError, match="two-player sequential game"):
+        play_match("matrix_rps", "random", "random", 2)

@@ -121,3 +121,11 @@ def test_tic_tac_toe_styles_refuse_other_games():
             make_opponent(name, kuhn)
     with pytest.raises(ValueError, match="tic_tac_toe only"):
         PerfectPlayOpponent(pyspiel.load_game("connect_four"))
+
+
+def test_weighted_random_refuses_infinite_or_missing_weights():
+    from mage_envs.opponents import WeightedRandomOpponent
+
+    for weights in ((float("inf"),) + (1.0,) * 8, (float("nan"),) * 9, (1.0,) * 8):
+        with pytest.raises(ValueError, match="nine positive finite numbers"):
+            WeightedRandomOpponent("bad", weights)

@@ -130,3 +130,10 @@ def test_tic_tac_toe_population_replays_opponents_and_moves():
     first = record()
     assert first == record()
     assert len({name for name, _ in first}) >= 3
+
+
+def test_members_without_weights_are_a_clear_error():
+    with pytest.raises(ValueError, match=r"\(spec, weight\) pairs"):
+        Population(["conservative", "aggressive"])
+    with pytest.raises(ValueError, match=r"\(spec, weight\) pairs"):
+        Population([("random", 1.0, 2.0)])

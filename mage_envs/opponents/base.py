@@ -8,6 +8,7 @@ full game state (search bots such as MCTS need it, and nothing in it is hidden).
 
 from __future__ import annotations
 
+import operator
 import random
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
@@ -109,18 +110,27 @@ class PolicyOpponent:
         self._rng = random.Random()
 
     def reset(self, seed: int | None, player: int) -> None:
-        """Reseed the generator for a new game."""
+        """Reseed the generator for a new game (``seed`` may be a numpy integer)."""
         # The stdlib generator: seeding it costs a few microseconds, numpy's about twenty, and
-        # opponents are reseeded every game.
-        self._rng = random.Random(seed)
+        # opponents are reseeded every game. It refuses numpy integers, so convert them.
+        self._rng = random.Random(None if seed is None else operator.index(seed))
 
     def action_probabilities(self, view: SeatView) -> dict[int, float]:
         """Return ``{action id: probability}`` over ``view.legal_actions`` (summing to 1)."""
         raise NotImplementedError
 
     def act(self, view: SeatView) -> int:
-        """Sample an action from :meth:`action_probabilities`."""
+        """Sample an action from :meth:`action_probabilities`.
+
+        Raises:
+            ValueError: If no action has a positive probability.
+        """
         probs = {a: p for a, p in self.action_probabilities(view).items() if p > 0}
+        if not probs:
+            raise ValueError(
+                f"{self.name!r} gave no action a positive probability at "
+                f"{view.information_state!r}; its action_probabilities must sum to 1."
+            )
         u = self._rng.random() * sum(probs.values())
         for action, prob in probs.items():
             u -= prob

@@ -42,7 +42,8 @@ class Population:
         name: The population's name.
 
     Raises:
-        ValueError: If there are no members or a weight is not a positive finite number.
+        ValueError: If there are no members, a member is not a (spec, weight) pair, or a weight is
+            not a positive finite number.
 
     Example:
         >>> import numpy as np, pyspiel
@@ -58,6 +59,11 @@ class Population:
         items = list(members.items()) if isinstance(members, Mapping) else list(members)
         if not items:
             raise ValueError(f"Population {name!r} needs at least one member.")
+        if not all(isinstance(item, tuple | list) and len(item) == 2 for item in items):
+            raise ValueError(
+                f"Population {name!r}: members must be {{spec: weight}} or (spec, weight) pairs, "
+                f"not {items!r}."
+            )
         weights = [float(w) for _, w in items]
         if not all(math.isfinite(w) and w > 0 for w in weights):
             raise ValueError(

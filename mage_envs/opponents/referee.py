@@ -23,7 +23,8 @@ class MatchResult:
         seats: The first policy's seat in each game.
         mean: The mean payoff.
         ci95: Half-width of the 95% confidence interval of the mean (normal approximation,
-            1.96 standard errors; ``inf`` for a single game).
+            1.96 standard errors; ``inf`` for a single game). It is 0 when every payoff is the
+            same, which says nothing about the games not played: read it with the game count.
         wins: Games with a positive payoff.
         draws: Games with a zero payoff.
         losses: Games with a negative payoff.
@@ -104,6 +105,9 @@ def play_match(
         seed: Seeds chance and both policies; the same seed replays the same match.
         first_seat: 0 or 1 to fix ``first``'s seat; ``None`` alternates, starting in seat 0.
 
+    Raises:
+        ValueError: If the game is not two-player and sequential, or the settings are invalid.
+
     Example:
         >>> result = play_match("kuhn_poker", "always-bet", "always-pass", num_games=10)
         >>> result.mean, result.wins  # always-bet wins the pot every time
@@ -111,6 +115,9 @@ def play_match(
     """
     if isinstance(game, str):
         game = pyspiel.load_game(game)
+    sequential = game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+    if game.num_players() != 2 or not sequential:
+        raise ValueError(f"The referee plays a two-player sequential game; {game} is not one.")
     if num_games < 1:
         raise ValueError(f"num_games must be >= 1, not {num_games}.")
     if first_seat not in (None, 0, 1):

@@ -8,6 +8,8 @@ uniformly among the moves that keep the game-theoretic value (it never loses).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyspiel
 
@@ -63,8 +65,8 @@ class WeightedRandomOpponent(PolicyOpponent):
 
     def __init__(self, name: str, weights: tuple[float, ...]) -> None:
         super().__init__()
-        if len(weights) != 9 or not all(w > 0 for w in weights):
-            raise ValueError(f"weights must be nine positive numbers, not {weights!r}.")
+        if len(weights) != 9 or not all(math.isfinite(w) and w > 0 for w in weights):
+            raise ValueError(f"weights must be nine positive finite numbers, not {weights!r}.")
         self.name = name
         self.weights = tuple(float(w) for w in weights)
 
