@@ -5,10 +5,11 @@ explicit policy: MAGE's "theoretical upper bound", the share of deals an agent w
 the deal and the opponent's policy (``clairvoyant_share``), for the seat of the trial. Groups where
 no bound exists (other envs, search opponents such as MCTS) get no figure rather than a made-up one.
 
-The clairvoyant share bounds pass@N only when every attempt of a trial faces the same game: the
-same deal against a deterministic opponent (MAGE's CFR argmax, the Kuhn styles). Against a
-stochastic opponent (``random``, ``cfr``) N attempts at a deal can win it more often than one
-attempt can, so the share bounds only single-attempt trials (N = 1) there.
+The clairvoyant share bounds a single attempt, and pass@N of a trial whose attempts replay the same
+task (``same_task=True``, the default): replaying the seed replays the deal and the opponent's own
+random draws, so every attempt faces the same game, and some line of play wins it or none does
+(in Kuhn poker, always betting and calling wins whenever anything does). With a fresh deal per
+attempt, N attempts can beat the one-attempt share, so such trials (N > 1) get no figure.
 """
 
 from __future__ import annotations
@@ -25,18 +26,13 @@ _SEATS = {"first": 0, "second": 1}
 
 
 @cache
-def _kuhn_bound(opponent: str, seat: int, num_episodes: int) -> float | None:
+def _kuhn_bound(opponent: str, seat: int) -> float | None:
     try:
-        import pyspiel
+        from mage_envs.bounds import kuhn_bounds
 
-        from mage_envs.bounds import kuhn_bounds, policy_table
-
-        table = policy_table(opponent, pyspiel.load_game("kuhn_poker"))
-        share = float(kuhn_bounds(opponent, seat).clairvoyant_share)
+        return float(kuhn_bounds(opponent, seat).clairvoyant_share)
     except (ImportError, ValueError, TypeError, KeyError):
         return None
-    deterministic = all(p in (0.0, 1.0) for moves in table.values() for _, p in moves)
-    return share if deterministic or num_episodes == 1 else None
 
 
 def trial_bound(record: dict[str, Any]) -> float | None:
@@ -44,10 +40,14 @@ def trial_bound(record: dict[str, Any]) -> float | None:
     if record.get("env_id") != "mage/KuhnPoker-v0":
         return None
     trial = record["trial"]
-    opponents, seats = trial.get("opponents") or [], trial.get("seats") or []
-    if not opponents or not seats or seats[-1] not in _SEATS or not isinstance(opponents[0], str):
+    if int(trial["num_episodes"]) > 1 and record.get("same_task") is not True:
         return None
-    return _kuhn_bound(opponents[0], _SEATS[seats[-1]], int(trial["num_episodes"]))
+    opponents, seats = trial.get("opponents") or [], trial.get("seats") or []
+    if not opponents or len(set(seats)) != 1 or seats[0] not in _SEATS:
+        return None  # a seat that changes within the trial has no single bound
+    if len(set(opponents)) != 1 or not isinstance(opponents[0], str):
+        return None
+    return _kuhn_bound(opponents[0], _SEATS[seats[0]])
 
 
 def achievable_interval(records: Sequence[dict[str, Any]], success: Interval) -> Interval | None:

@@ -235,6 +235,8 @@ def _record(live: _Live) -> dict[str, Any]:
     return {
         **{k: v for k, v in asdict(spec).items() if k not in ("env_kwargs", "trial_kwargs")},
         "task": spec.task,
+        # The wrapper's default; the "% of achievable" bound needs to know.
+        "same_task": bool((spec.trial_kwargs or {}).get("same_task", True)),
         "trial": trial,
         "final_payoff": info.get("payoff"),
         "actions": [a for a in live.actions if a],

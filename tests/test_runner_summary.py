@@ -157,16 +157,41 @@ def test_invalid_rate_counts_play_steps_only():
 def test_percent_of_achievable_only_where_the_bound_bounds_pass_at_n():
     from baselines.achievable import achievable_interval
 
-    def plan(opponent, episodes):
-        specs = plan_trials("r", ["mage/KuhnPoker-v0"], [opponent], tasks=6, num_episodes=episodes)
+    def plan(opponent, episodes, **trial):
+        specs = plan_trials(
+            "r",
+            ["mage/KuhnPoker-v0"],
+            [opponent],
+            tasks=6,
+            num_episodes=episodes,
+            trial_kwargs=trial,
+        )
         return evaluate("random", specs, ResultsFile(None))
 
-    # a deterministic opponent replays the same game each attempt: the deal is won or not
-    (s,) = summarize(plan("cfr-argmax", 3), achievable=achievable_interval)
-    assert s.achievable is not None
-    # a stochastic opponent: three attempts can win a deal that one attempt wins only sometimes,
-    # so the one-attempt clairvoyant share is no bound on pass@3 (it showed over 100%)
-    (s,) = summarize(plan("random", 3), achievable=achievable_interval)
+    # same_task replays the deal and the opponent's random draws: every attempt faces one game,
+    # so the clairvoyant share bounds pass@N for deterministic and stochastic opponents alike
+    for opponent in ("cfr-argmax", "random"):
+        (s,) = summarize(plan(opponent, 3), achievable=achievable_interval)
+        assert s.achievable is not None
+    # fresh deals: three attempts can beat the one-attempt share, so no figure
+    (s,) = summarize(plan("random", 3, same_task=False), achievable=achievable_interval)
     assert s.achievable is None
-    (s,) = summarize(plan("random", 1), achievable=achievable_interval)
+    (s,) = summarize(plan("random", 1, same_task=False), achievable=achievable_interval)
     assert s.achievable is not None
+
+
+def test_the_kuhn_bound_holds_for_pass_at_3_of_same_task_trials():
+    # Always betting and calling wins every deal that any line wins, and replayed attempts
+    # cannot do better: its pass@3 meets the bound, and random play stays below it.
+    from baselines.achievable import trial_bound
+
+    def pass_at_3(agent):
+        specs = plan_trials(agent, ["mage/KuhnPoker-v0"], ["random"], tasks=400, num_episodes=3)
+        records = evaluate(agent, specs, ResultsFile(None))
+        return trial_bound(records[0]), sum(r["trial"]["pass_at_k"][-1] for r in records) / 400
+
+    bound, best = pass_at_3("policy:always-bet")
+    _, random_play = pass_at_3("random")
+    margin = 1.96 * (bound * (1 - bound) / 400) ** 0.5
+    assert abs(best - bound) <= margin
+    assert random_play <= bound + margin and random_play < best
