@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mage_envs  # noqa: F401
+from mage_envs import MetaEpisodeWrapper
 from mage_envs.puzzles import MinesweeperBoard, MinesweeperEnv
 from mage_envs.puzzles.minesweeper_text import CellMove, parse_cell_move
 
@@ -62,11 +63,12 @@ def test_flags_stop_a_cascade_and_open_cells_do_nothing():
     assert not board.toggle_flag(0, 0)  # an open cell cannot be flagged
 
 
-def test_mine_loses_and_shows_the_layout():
+def test_mine_loses_and_shows_only_the_mine_that_went_off():
     board = MinesweeperBoard(WALL)
     board.reveal(0, 0)
     assert board.reveal(1, 2).mine and board.lost and not board.won
-    assert ["".join(row) for row in board.rows()] == [".2*??*", ".3X???", ".2*???"]
+    # The other mines stay hidden: the next episode of a trial replays this layout.
+    assert ["".join(row) for row in board.rows()] == [".2????", ".3X???", ".2????"]
 
 
 def test_view_marks_unopened_and_flagged_cells():
@@ -134,6 +136,30 @@ def test_opening_a_mine_ends_the_episode():
     obs, reward, terminated, truncated, info = env.step("(2, 3)")
     assert reward == 0.0 and terminated and info["mine_hit"] and not info["success"]
     assert "was a mine" in obs and " 2  . 3 X ? ? ?" in obs
+
+
+def test_a_loss_does_not_leak_the_layout_into_the_next_attempt():
+    """Same-task trials replay the board: the lost attempt's memory must not show its mines."""
+    env = MetaEpisodeWrapper(
+        gym.make("mage/Minesweeper-v0"), num_episodes=2, memory="history_and_reflection"
+    )
+    env.reset(seed=0)
+    mines = np.argwhere(env.unwrapped.board.mines)
+    row, col = (int(v) + 1 for v in mines[0])
+    reflect_obs, *_, info = env.step(f"({row}, {col})")
+    assert info["phase"] == "reflect" and "X" in reflect_obs
+    next_obs, *_ = env.step("<reflection>Avoid that cell.</reflection>")
+    for text in (reflect_obs, next_obs):
+        assert "*" not in text  # no other mine is drawn anywhere
+
+
+def test_custom_board_won_by_the_first_click_is_rejected():
+    env = gym.make("mage/Minesweeper-v0", height=3, width=3, num_mines=1)
+    layout = np.array([[1, 0, 0], [0, 0, 0], [0, 0, 0]], dtype=bool)
+    with pytest.raises(ValueError, match="alone wins"):  # (3, 3) is a 0: it opens all 8 cells
+        env.reset(options={"mines": layout, "first_click": (3, 3)})
+    _, info = env.reset(options={"mines": layout, "first_click": (2, 2)})  # a 1: one cell
+    assert not info["success"] and info["legal_actions"]
 
 
 def test_rewards_scale():
@@ -216,10 +242,17 @@ def test_check_env_with_settings(kwargs):
 
 
 @pytest.mark.parametrize(
-    "kwargs", [dict(num_mines=0), dict(num_mines=36), dict(height=1), dict(max_steps=0)]
+    ("kwargs", "message"),
+    [
+        (dict(num_mines=0), "num_mines"),
+        (dict(num_mines=36), "num_mines"),  # not "max_steps", which the user did not set
+        (dict(height=1), "2x2"),
+        (dict(max_steps=0), "max_steps"),
+        (dict(height=3, width=3, num_mines=1, safe_opening=True), "too small for a safe opening"),
+    ],
 )
-def test_bad_settings_are_rejected(kwargs):
-    with pytest.raises(ValueError):
+def test_bad_settings_are_rejected_with_the_right_reason(kwargs, message):
+    with pytest.raises(ValueError, match=message):
         MinesweeperEnv(**kwargs)
 
 

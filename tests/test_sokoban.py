@@ -71,6 +71,11 @@ def test_xsb_round_trip_and_spaces_as_floor():
     assert level.position(level.player) == (1, 2)
 
 
+def test_windows_line_endings_are_read():
+    text = "#####\r\n#@$.#\r\n#####\r\n"
+    assert SokobanLevel.from_text(text) == SokobanLevel.from_text(text.replace("\r", ""))
+
+
 @pytest.mark.parametrize(
     ("text", "message"),
     [
@@ -118,18 +123,52 @@ def test_deadlock_table(text, stuck):
     assert [level.position(b) for b in deadlocked_boxes(level)] == stuck
 
 
-def test_detected_deadlocks_are_truly_unsolvable():
-    """Soundness against the exhaustive solver, over random walks in generated levels."""
+def _fewest_moves(level: SokobanLevel) -> int | None:
+    """Plain breadth-first search over ``SokobanLevel.step``, with no pruning at all.
+
+    Independent of the deadlock checks (which the solver uses to prune), so it can judge them.
+    """
+    seen, frontier, depth = {(level.boxes, level.player)}, [level], 0
+    while frontier:
+        if any(position.solved for position in frontier):
+            return depth
+        following = []
+        for position in frontier:
+            for move in ("up", "down", "left", "right"):
+                after = position.step(move).level
+                if (after.boxes, after.player) not in seen:
+                    seen.add((after.boxes, after.player))
+                    following.append(after)
+        frontier, depth = following, depth + 1
+    return None
+
+
+@pytest.mark.parametrize(
+    "settings_", [SokobanSettings(), SokobanSettings(num_boxes=3, boxes_start_off_targets=True)]
+)
+def test_detected_deadlocks_are_truly_unsolvable(settings_):
+    """Soundness against an unpruned search, over random walks in generated levels."""
     rng = random.Random(7)
     checked = 0
-    for seed in range(40):
-        level = generate_level(seed).level
+    for seed in range(25):
+        level = generate_level(seed, settings_).level
         for _ in range(12):
             level = level.step(rng.choice(["up", "down", "left", "right"])).level
             if deadlocked_boxes(level):
-                assert solve(level, heuristic=False) is None
+                assert _fewest_moves(level) is None, level.to_text()
                 checked += 1
     assert checked > 10  # the walks do reach deadlocks, so the check is not vacuous
+
+
+def test_solver_lengths_equal_an_unpruned_search():
+    """The solver prunes dead states; an unpruned search must find the same optimal lengths."""
+    rng = random.Random(3)
+    for seed in range(20):
+        level = generate_level(seed).level
+        for _ in range(rng.randrange(4)):
+            level = level.step(rng.choice(["up", "down", "left", "right"])).level
+        solution = solve(level)
+        assert (None if solution is None else len(solution)) == _fewest_moves(level)
 
 
 # -- solver ---------------------------------------------------------------------------------------
@@ -260,6 +299,23 @@ def test_deadlock_can_be_left_open():
     env.reset(options={"level": DEADLOCK_NEXT})
     _, _, terminated, _, info = env.step("up")
     assert info["deadlock"] and not terminated and info["legal_actions"]
+
+
+def test_an_invalid_turn_still_reports_the_deadlock():
+    env = _env(end_on_deadlock=False)
+    env.reset(options={"level": DEADLOCK_NEXT})
+    env.step("up")
+    *_, info = env.step("fly")
+    assert info["invalid_action"] and info["deadlock"]
+
+
+def test_deadlock_feedback_names_every_stuck_box():
+    # "down" pushes the top box next to the other one along the bottom wall: a frozen pair.
+    env = _env()
+    env.reset(options={"level": "######\n#__@_#\n#__$_#\n#.$_.#\n######"})
+    obs, _, terminated, _, info = env.step("down")
+    assert terminated and info["deadlock"]
+    assert "Deadlock: the boxes at (4, 3) and (4, 4) can never reach a target" in obs
 
 
 def test_truncation_after_max_steps_turns():

@@ -5,8 +5,9 @@ with no mine around it opens its neighbours too, and so on (a *cascade*); flagge
 opened by a cascade. The game is won when every cell without a mine is open.
 
 Text symbols: ``?`` unopened, ``.`` opened with no mine around (a blank cell), ``1``-``8`` opened
-with that many mines around, ``F`` flagged; after a loss ``*`` marks the mines and ``X`` the one
-that went off.
+with that many mines around, ``F`` flagged; after a loss ``X`` marks the mine that went off. The
+other mines stay hidden even then: a trial replays the same layout in its next episode, so showing
+them would hand the agent (and its reflection) the solution.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ FLAGGED = -2
 
 LEGEND = "? unopened, . opened with no mine around, 1-8 mines around, F flag"
 """The symbols of the text board, as shown to the agent."""
+
+_SYMBOLS = {UNOPENED: "?", FLAGGED: "F", 0: ".", **{n: str(n) for n in range(1, 9)}}
 
 
 def neighbours(row: int, col: int, height: int, width: int) -> list[tuple[int, int]]:
@@ -191,12 +194,12 @@ class MinesweeperBoard:
         return view
 
     def rows(self) -> list[list[str]]:
-        """The board as rows of one-character symbols (mines shown only after a loss)."""
-        symbols = {UNOPENED: "?", FLAGGED: "F", 0: "."}
-        rows = [[symbols.get(int(v), str(int(v))) for v in row] for row in self.view()]
+        """The board as rows of one-character symbols; ``X`` marks the mine that went off.
+
+        The other mines are never shown, not even after a loss (see the module docstring).
+        """
+        rows = [[_SYMBOLS[v] for v in row] for row in self.view().tolist()]
         if self.exploded is not None:
-            for r, c in zip(*np.nonzero(self.mines), strict=True):
-                rows[r][c] = "*"
             rows[self.exploded[0]][self.exploded[1]] = "X"
         return rows
 
@@ -215,9 +218,15 @@ def check_settings(height: int, width: int, num_mines: int, safe_opening: bool) 
     if height < 2 or width < 2:
         raise ValueError(f"A board needs at least 2x2 cells, not {height}x{width}.")
     kept_free = 9 if safe_opening else 1
-    if not 1 <= num_mines <= height * width - kept_free - 1:
+    most = height * width - kept_free - 1
+    if most < 1:
         raise ValueError(
-            f"num_mines must be between 1 and {height * width - kept_free - 1} on a "
+            f"A {height}x{width} board is too small for a safe opening (the 9 cells around the "
+            "first click stay free, and one more safe cell is needed): use at least 11 cells."
+        )
+    if not 1 <= num_mines <= most:
+        raise ValueError(
+            f"num_mines must be between 1 and {most} on a "
             f"{height}x{width} board{' with a safe opening' if safe_opening else ''}, "
             f"not {num_mines}."
         )

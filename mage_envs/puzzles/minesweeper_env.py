@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from mage_envs.puzzles.grid_text import cell_name
-from mage_envs.puzzles.minesweeper import MinesweeperBoard, Reveal, check_settings
+from mage_envs.puzzles.minesweeper import UNOPENED, MinesweeperBoard, Reveal, check_settings
 from mage_envs.puzzles.minesweeper_text import CellMove, board_text, parse_cell_move
 from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
 
@@ -75,6 +75,7 @@ class MinesweeperEnv(TextPuzzleEnv):
         reward_scale: float = 1.0,
         render_mode: str | None = None,
     ) -> None:
+        check_settings(int(height), int(width), int(num_mines), bool(safe_opening))
         steps = height * width - num_mines if max_steps is None else max_steps
         super().__init__(steps, invalid_action_penalty * reward_scale, render_mode)
         self.height, self.width, self.num_mines = int(height), int(width), int(num_mines)
@@ -86,7 +87,6 @@ class MinesweeperEnv(TextPuzzleEnv):
             "win": win_reward * reward_scale,
             "mine": mine_reward * reward_scale,
         }
-        check_settings(self.height, self.width, self.num_mines, self.safe_opening)
         self.board: MinesweeperBoard | None = None
         self.first_click: tuple[int, int] | None = None
         self._level_seed: int | None = None
@@ -100,7 +100,7 @@ class MinesweeperEnv(TextPuzzleEnv):
             seed: The board seed: the same seed gives the same layout and first click.
             options: ``{"mines": grid, "first_click": (row, col)}`` plays a given layout instead:
                 a ``height x width`` grid of booleans (True: mine) and a 1-indexed first click
-                that is not a mine.
+                that is not a mine and does not win the game on its own.
         """
         self._level_seed = self._start(seed)
         if options and options.get("mines") is not None:
@@ -127,6 +127,13 @@ class MinesweeperEnv(TextPuzzleEnv):
         row, col = int(click[0]) - 1, int(click[1]) - 1
         if not (0 <= row < self.height and 0 <= col < self.width) or board.mines[row, col]:
             raise ValueError(f"The first click {tuple(click)} must be on the board and not a mine.")
+        trial = board.copy()
+        trial.reveal(row, col)
+        if trial.won:
+            raise ValueError(
+                f"The first click {tuple(click)} alone wins this layout: the episode would start "
+                "won. Give a layout with safe cells that the first click does not open."
+            )
         return board, (row, col)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -199,8 +206,9 @@ class MinesweeperEnv(TextPuzzleEnv):
 
     def _info(self, invalid: bool, opened: tuple[tuple[int, int], ...]) -> dict[str, Any]:
         board = self.board
+        view = board.view().tolist()
         return {
-            "legal_actions": [] if board.won or board.lost else self._legal(),
+            "legal_actions": [] if board.won or board.lost else self._legal(view),
             "invalid_action": invalid,
             "success": board.won,
             "mine_hit": board.lost,
@@ -208,23 +216,16 @@ class MinesweeperEnv(TextPuzzleEnv):
             "first_click": (self.first_click[0] + 1, self.first_click[1] + 1),
             "num_mines": board.num_mines,
             "level_seed": self._level_seed,
-            "view": tuple(tuple(int(v) for v in row) for row in board.view()),
+            "view": tuple(map(tuple, view)),
             **self._turn_info(),
         }
 
-    def _legal(self) -> list[str]:
-        board, moves = self.board, []
-        for r in range(self.height):
-            for c in range(self.width):
-                if not board.opened[r, c] and not board.flagged[r, c]:
-                    moves.append(cell_name(r, c))
+    def _legal(self, view: list[list[int]]) -> list[str]:
+        """The moves on unopened cells: open the unflagged ones, and flag or unflag any."""
+        closed = [(r, c) for r, row in enumerate(view) for c, v in enumerate(row) if v < 0]
+        moves = [cell_name(r, c) for r, c in closed if view[r][c] == UNOPENED]
         if self.allow_flags:
-            moves += [
-                f"flag {cell_name(r, c)}"
-                for r in range(self.height)
-                for c in range(self.width)
-                if not board.opened[r, c]
-            ]
+            moves += [f"flag {cell_name(r, c)}" for r, c in closed]
         return moves
 
 

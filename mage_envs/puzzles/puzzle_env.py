@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import gymnasium as gym
@@ -11,6 +12,8 @@ from mage_envs.text_game import MAX_TEXT_CHARS, TEXT_CHARSET
 
 __all__ = ["TextPuzzleEnv", "printable"]
 
+_OUTSIDE_CHARSET = re.compile(f"[^{re.escape(TEXT_CHARSET)}]")
+
 
 def printable(text: str) -> str:
     r"""Keep text inside the declared ``spaces.Text`` charset and length.
@@ -19,7 +22,7 @@ def printable(text: str) -> str:
         >>> printable("caf\u00e9")
         'caf?'
     """
-    return "".join(c if c in TEXT_CHARSET else "?" for c in text)[:MAX_TEXT_CHARS]
+    return _OUTSIDE_CHARSET.sub("?", text[:MAX_TEXT_CHARS])
 
 
 class TextPuzzleEnv(gym.Env[str, str]):

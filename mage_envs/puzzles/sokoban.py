@@ -103,7 +103,7 @@ class SokobanLevel:
             >>> level.player, sorted(level.boxes), sorted(level.targets)
             (6, [7], [8])
         """
-        lines = [line.rstrip("\n") for line in text.strip("\n").split("\n")]
+        lines = text.strip("\r\n").splitlines()
         width = max((len(line) for line in lines), default=0)
         walls, targets, boxes, players = set(), set(), set(), []
         for r, line in enumerate(lines):
@@ -128,14 +128,16 @@ class SokobanLevel:
         return "\n".join("".join(row) for row in self.rows())
 
     def rows(self) -> list[list[str]]:
-        """Return the board as rows of one-character symbols."""
-        rows = []
-        for r in range(self.height):
-            row = []
-            for c in range(self.width):
-                row.append(self.symbol(r * self.width + c))
-            rows.append(row)
-        return rows
+        """Return the board as rows of one-character symbols (as :meth:`symbol` gives them)."""
+        cells = ["_"] * (self.height * self.width)
+        for cell in self.walls:
+            cells[cell] = "#"
+        for cell in self.targets:
+            cells[cell] = "."
+        cells[self.player] = "+" if self.player in self.targets else "@"
+        for cell in self.boxes:
+            cells[cell] = "*" if cell in self.targets else "$"
+        return [cells[r * self.width : (r + 1) * self.width] for r in range(self.height)]
 
     def symbol(self, cell: int) -> str:
         """Return the XSB symbol of one cell."""
@@ -186,24 +188,33 @@ class SokobanLevel:
             >>> level.step("up").blocked
             'wall'
         """
-        if direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {list(DIRECTIONS)}, not {direction!r}.")
-        ahead = self.neighbour(self.player, direction)
-        if ahead is None or ahead in self.walls:
-            return Step(self, None, "wall")
-        if ahead not in self.boxes:
+        ahead, beyond, blocked = self._look(direction)
+        if blocked:
+            return Step(self, None, blocked)
+        if beyond is None:
             return Step(self._moved(ahead, self.boxes), None, None)
-        beyond = self.neighbour(ahead, direction)
-        if beyond is None or beyond in self.walls:
-            return Step(self, None, "box against a wall")
-        if beyond in self.boxes:
-            return Step(self, None, "box against another box")
         boxes = (self.boxes - {ahead}) | {beyond}
         return Step(self._moved(ahead, boxes), (ahead, beyond), None)
 
     def legal_moves(self) -> list[str]:
         """Return the move names that are not blocked, in the order up, down, left, right."""
-        return [d for d in DIRECTIONS if self.step(d).blocked is None]
+        return [d for d in DIRECTIONS if self._look(d)[2] is None]
+
+    def _look(self, direction: str) -> tuple[int, int | None, str | None]:
+        """Return the cell ahead, where a pushed box would go (None: no push), and any block."""
+        if direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {list(DIRECTIONS)}, not {direction!r}.")
+        ahead = self.neighbour(self.player, direction)
+        if ahead is None or ahead in self.walls:
+            return -1, None, "wall"
+        if ahead not in self.boxes:
+            return ahead, None, None
+        beyond = self.neighbour(ahead, direction)
+        if beyond is None or beyond in self.walls:
+            return ahead, None, "box against a wall"
+        if beyond in self.boxes:
+            return ahead, None, "box against another box"
+        return ahead, beyond, None
 
     def _moved(self, player: int, boxes: frozenset[int]) -> SokobanLevel:
         return SokobanLevel(self.height, self.width, self.walls, self.targets, boxes, player)

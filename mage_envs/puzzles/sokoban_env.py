@@ -123,7 +123,7 @@ class SokobanEnv(TextPuzzleEnv):
         self._dead = dead_cells(level)
         self._moves = 0
         self._finished = False
-        return self._show(self._page("")), self._info(invalid=False, applied=[], deadlock=[])
+        return self._reply("", invalid=False, applied=[], stuck=[])
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Apply the moves the text asks for (up to ``moves_per_turn``); stop at a blocked one."""
@@ -134,20 +134,19 @@ class SokobanEnv(TextPuzzleEnv):
         problem = self._problem(moves)
         if problem:
             truncated = self._out_of_turns(terminated=False)
-            text = f"Invalid answer: {problem} Nothing moved."
-            obs = self._show(self._page(text + self._ending(False, truncated, [])))
-            info = self._info(invalid=True, applied=[], deadlock=[])
+            text = f"Invalid answer: {problem} Nothing moved." + self._ending(False, truncated, [])
+            stuck = deadlocked_boxes(self.level, self._dead)  # [] unless end_on_deadlock=False
+            obs, info = self._reply(text, invalid=True, applied=[], stuck=stuck)
             return obs, -self.invalid_action_penalty or 0.0, False, truncated, info
-        reward, applied, note = self._play(moves)
-        stuck = deadlocked_boxes(self.level, self._dead)
+        reward, applied, note, stuck = self._play(moves)
         terminated = self.level.solved or (self.end_on_deadlock and bool(stuck))
         self._finished = terminated
         truncated = self._out_of_turns(terminated)
         if self.level.solved:
             reward += self.success_reward
         text = f"You moved {', '.join(applied)}.{note}" + self._ending(terminated, truncated, stuck)
-        obs = self._show(self._page(text))
-        return obs, reward, terminated, truncated, self._info(False, applied, stuck)
+        obs, info = self._reply(text, invalid=False, applied=applied, stuck=stuck)
+        return obs, reward, terminated, truncated, info
 
     def _how_to_answer(self) -> str:
         if self.moves_per_turn == 1:
@@ -168,9 +167,12 @@ class SokobanEnv(TextPuzzleEnv):
             return f"{moves[0]} is blocked ({blocked})."
         return ""
 
-    def _play(self, moves: list[str]) -> tuple[float, list[str], str]:
-        """Apply moves until one is blocked or the level is solved or deadlocked."""
-        reward, applied, note = 0.0, [], ""
+    def _play(self, moves: list[str]) -> tuple[float, list[str], str, list[int]]:
+        """Apply moves until one is blocked or the level is solved or deadlocked.
+
+        Returns the reward, the moves applied, a note on a blocked move, and the deadlocked boxes.
+        """
+        reward, applied, note, stuck = 0.0, [], "", []
         for i, move in enumerate(moves):
             result = self.level.step(move)
             if result.blocked:
@@ -183,18 +185,25 @@ class SokobanEnv(TextPuzzleEnv):
             applied.append(move)
             change = self.level.boxes_on_targets - on_before
             reward += change * self.box_on_target_reward - self.step_penalty
-            if self.level.solved or (
-                self.end_on_deadlock and deadlocked_boxes(self.level, self._dead)
-            ):
+            stuck = deadlocked_boxes(self.level, self._dead)
+            if self.level.solved or (self.end_on_deadlock and stuck):
                 break
-        return reward, applied, note
+        return reward, applied, note, stuck
 
-    def _page(self, feedback: str) -> str:
+    def _reply(
+        self, feedback: str, invalid: bool, applied: list[str], stuck: list[int]
+    ) -> tuple[str, dict[str, Any]]:
+        """The observation and info after a reset or a turn (legal moves listed once)."""
+        legal = [] if self._finished else self.level.legal_moves()
+        obs = self._show(self._page(feedback, legal))
+        return obs, self._info(invalid, applied, stuck, legal)
+
+    def _page(self, feedback: str, legal: list[str]) -> str:
         head = f"{feedback}\n\n" if feedback else ""
         rules = f"{RULES}\n{self._how_to_answer()}"
         turns = f"Turn {self._turn + 1} of {self.max_steps}." if not self._over else "Game over."
-        legal = ", ".join(self.level.legal_moves()) if not self._over else "none"
-        return f"{head}{rules}\n{board_text(self.level)}\n{turns} Legal first moves now: {legal}."
+        moves = ", ".join(legal) if not self._over else "none"
+        return f"{head}{rules}\n{board_text(self.level)}\n{turns} Legal first moves now: {moves}."
 
     def _ending(self, terminated: bool, truncated: bool, stuck: list[int]) -> str:
         """The sentence that says why the episode ended, if it did."""
@@ -202,19 +211,24 @@ class SokobanEnv(TextPuzzleEnv):
         if terminated and level.solved:
             return f" Every box is on a target: solved in {self._moves} moves."
         if terminated and stuck:
-            where = ", ".join(cell_name(*level.position(box)) for box in stuck)
+            *others, last = [cell_name(*level.position(box)) for box in stuck]
+            which = (
+                f"the boxes at {', '.join(others)} and {last}" if others else f"the box at {last}"
+            )
             return (
-                f" Deadlock: the box at {where} can never reach a target, so the level cannot be "
+                f" Deadlock: {which} can never reach a target, so the level cannot be "
                 "solved any more. The episode is over."
             )
         if truncated:
             return f" Out of turns ({self.max_steps}): the episode is over."
         return ""
 
-    def _info(self, invalid: bool, applied: list[str], deadlock: list[int]) -> dict[str, Any]:
+    def _info(
+        self, invalid: bool, applied: list[str], deadlock: list[int], legal: list[str]
+    ) -> dict[str, Any]:
         level = self.level
         return {
-            "legal_actions": [] if self._finished else level.legal_moves(),
+            "legal_actions": list(legal),
             "invalid_action": invalid,
             "success": level.solved,
             "moves_applied": list(applied),
