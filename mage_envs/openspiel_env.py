@@ -10,23 +10,20 @@ is ``-invalid_action_penalty`` and ``info["invalid_action"]`` is True. After
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import gymnasium as gym
 import pyspiel
-from gymnasium import spaces
 
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
 from mage_envs.parsing import parse_action
-from mage_envs.text_game import MAX_TEXT_CHARS, TEXT_CHARSET, Move, TextGame
+from mage_envs.text_game import Move, TextGame, fit_text, text_space
 
 __all__ = ["OpenSpielTextEnv", "SEATS"]
 
 SEATS = ("first", "second", "random")
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
-_OUTSIDE_CHARSET = re.compile("[^" + re.escape("".join(sorted(TEXT_CHARSET))) + "]")
 
 
 class OpenSpielTextEnv(gym.Env[str, str]):
@@ -72,9 +69,8 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self.invalid_action_penalty = float(invalid_action_penalty)
         self.max_invalid_actions = int(max_invalid_actions)
         self.render_mode = render_mode
-        text = spaces.Text(max_length=MAX_TEXT_CHARS, charset=TEXT_CHARSET)
-        self.observation_space = text
-        self.action_space = spaces.Text(max_length=MAX_TEXT_CHARS, charset=TEXT_CHARSET)
+        self.observation_space = text_space()
+        self.action_space = text_space()
         self._state: pyspiel.State | None = None
         self._player = 0
         self._moves: list[Move] = []
@@ -202,7 +198,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         else:
             body = self.text_game.observation_text(state, player)
             body += "\nLegal moves: " + ", ".join(self._names) + "."
-        self._text = _printable(prefix + body)
+        self._text = fit_text(prefix + body)
         return self._text
 
     def _info(self, invalid: bool) -> dict[str, Any]:
@@ -237,11 +233,6 @@ def sample_chance(state: pyspiel.State, u: float) -> int:
         if u < 0:
             return action
     return outcomes[-1][0]  # rounding left u a hair above the total
-
-
-def _printable(text: str) -> str:
-    """Keep the observation inside the declared ``spaces.Text`` charset and length."""
-    return _OUTSIDE_CHARSET.sub("?", text)[:MAX_TEXT_CHARS]
 
 
 def _check_settings(

@@ -9,12 +9,22 @@ game's own observation and action strings.
 
 from __future__ import annotations
 
+import re
 import string
 from dataclasses import dataclass, field
 
 import pyspiel
+from gymnasium import spaces
 
-__all__ = ["Move", "TextGame", "GenericTextGame", "TEXT_CHARSET", "MAX_TEXT_CHARS"]
+__all__ = [
+    "Move",
+    "TextGame",
+    "GenericTextGame",
+    "TEXT_CHARSET",
+    "MAX_TEXT_CHARS",
+    "fit_text",
+    "text_space",
+]
 
 TEXT_CHARSET = "".join(sorted(set(string.printable)))
 """Characters an observation may contain (ASCII printable, with space and newline).
@@ -25,6 +35,28 @@ set's order changes from one process to the next.
 
 MAX_TEXT_CHARS = 16_384
 """Upper bound on the length of an observation, used for ``spaces.Text``."""
+
+_OUTSIDE_CHARSET = re.compile(f"[^{re.escape(TEXT_CHARSET)}]")
+
+
+def text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
+    """Return the ``spaces.Text`` of every text observation and action of the suite.
+
+    Example:
+        >>> text_space().contains("Legal moves: check, bet.")
+        True
+    """
+    return spaces.Text(max_length=max_length, charset=TEXT_CHARSET)
+
+
+def fit_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
+    r"""Replace characters outside :data:`TEXT_CHARSET` by ``?`` and cut to ``max_chars``.
+
+    Example:
+        >>> fit_text("caf\u00e9\tok", 7)
+        'caf?\tok'
+    """
+    return _OUTSIDE_CHARSET.sub("?", text[:max_chars])
 
 
 @dataclass(frozen=True)

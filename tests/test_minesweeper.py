@@ -1,8 +1,5 @@
 """Minesweeper rules and the text env: first click, cascades, win, LaMer's reward table, flags."""
 
-import doctest
-import importlib
-
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -304,15 +301,3 @@ def test_fuzzed_answers_never_raise(answers):
         assert env.observation_space.contains(obs)
         if terminated or truncated:
             obs, info = env.reset(seed=2)
-
-
-@pytest.mark.parametrize(
-    "module", ["minesweeper", "minesweeper_logic", "minesweeper_text", "minesweeper_env"]
-)
-def test_module_doctests(module):
-    """The examples in the docstrings run here too (CI's ``pytest`` collects ``tests/`` only)."""
-    result = doctest.testmod(
-        importlib.import_module(f"mage_envs.puzzles.{module}"),
-        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
-    )
-    assert result.attempted > 0 and result.failed == 0

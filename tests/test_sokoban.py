@@ -1,7 +1,5 @@
 """Sokoban rules, deadlocks, solver and the text env, through scripted move tables."""
 
-import doctest
-import importlib
 import random
 
 import gymnasium as gym
@@ -411,24 +409,3 @@ def test_fuzzed_answers_never_raise_and_keep_invariants(answers):
         assert len(level.boxes) == 2 and level.targets == env.unwrapped.initial_level.targets
         if terminated or truncated:
             obs, info = env.reset(seed=3)
-
-
-@pytest.mark.parametrize(
-    "module",
-    [
-        "grid_text",
-        "puzzle_env",
-        "sokoban",
-        "sokoban_solver",
-        "sokoban_generator",
-        "sokoban_text",
-        "sokoban_env",
-    ],
-)
-def test_module_doctests(module):
-    """The examples in the docstrings run here too (CI's ``pytest`` collects ``tests/`` only)."""
-    result = doctest.testmod(
-        importlib.import_module(f"mage_envs.puzzles.{module}"),
-        optionflags=doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS,
-    )
-    assert result.attempted > 0 and result.failed == 0

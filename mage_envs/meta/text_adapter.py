@@ -25,7 +25,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mage_envs.parsing import extract_tagged, parse_action
-from mage_envs.text_game import MAX_TEXT_CHARS, TEXT_CHARSET
+from mage_envs.text_game import fit_text, text_space
 
 __all__ = ["TextAdapter", "TextWrapper", "ACTION_NAMES", "fit_text", "legal_mask", "text_space"]
 
@@ -45,27 +45,7 @@ MAX_ELEMENTS = 256
 """Largest array (in elements) the default adapter writes out as text."""
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
-_OUTSIDE_CHARSET = re.compile("[^" + re.escape("".join(sorted(TEXT_CHARSET))) + "]")
 _LEAVES = (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary, spaces.Box)
-
-
-def text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
-    """Return a ``spaces.Text`` over :data:`TEXT_CHARSET`, with the characters in a fixed order.
-
-    The order matters: ``AsyncVectorEnv`` passes text through shared memory as character indices,
-    and a ``frozenset`` charset iterates in a different order in every worker process.
-    """
-    return spaces.Text(max_length=max_length, charset="".join(sorted(TEXT_CHARSET)))
-
-
-def fit_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
-    r"""Replace characters outside :data:`TEXT_CHARSET` by ``?`` and cut to ``max_chars``.
-
-    Example:
-        >>> fit_text("café\tok", 7)
-        'caf?\tok'
-    """
-    return _OUTSIDE_CHARSET.sub("?", text[:max_chars])
 
 
 def legal_mask(observation: Any, info: dict | None) -> np.ndarray | None:

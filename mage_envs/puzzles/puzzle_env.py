@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import gymnasium as gym
-from gymnasium import spaces
 
-from mage_envs.text_game import MAX_TEXT_CHARS, TEXT_CHARSET
+from mage_envs.text_game import fit_text, text_space
 
-__all__ = ["TextPuzzleEnv", "printable"]
-
-_OUTSIDE_CHARSET = re.compile(f"[^{re.escape(TEXT_CHARSET)}]")
-
-
-def printable(text: str) -> str:
-    r"""Keep text inside the declared ``spaces.Text`` charset and length.
-
-    Example:
-        >>> printable("caf\u00e9")
-        'caf?'
-    """
-    return _OUTSIDE_CHARSET.sub("?", text[:MAX_TEXT_CHARS])
+__all__ = ["TextPuzzleEnv"]
 
 
 class TextPuzzleEnv(gym.Env[str, str]):
@@ -52,8 +38,8 @@ class TextPuzzleEnv(gym.Env[str, str]):
         self.max_steps = int(max_steps)
         self.invalid_action_penalty = float(invalid_action_penalty)
         self.render_mode = render_mode
-        self.observation_space = spaces.Text(max_length=MAX_TEXT_CHARS, charset=TEXT_CHARSET)
-        self.action_space = spaces.Text(max_length=MAX_TEXT_CHARS, charset=TEXT_CHARSET)
+        self.observation_space = text_space()
+        self.action_space = text_space()
         self._text = ""
         self._turn = 0
         self._over = True
@@ -87,7 +73,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
         return truncated
 
     def _show(self, text: str) -> str:
-        self._text = printable(text)
+        self._text = fit_text(text)
         return self._text
 
     def _turn_info(self) -> dict[str, Any]:
