@@ -27,7 +27,7 @@ import numpy as np
 from baselines.agents import AgentFactory, build_agent_factory
 from baselines.results import ResultsFile
 from mage_agents.base import Agent, Reply, act_batch
-from mage_envs.parsing import parse_action
+from mage_envs.parsing import extract_tagged, normalize, parse_action
 
 __all__ = ["TrialSpec", "plan_trials", "play_trials", "evaluate", "make_trial_env"]
 
@@ -184,11 +184,17 @@ def _start(spec: TrialSpec, agent: Agent, make_env: Callable[[TrialSpec], Any]) 
     return _Live(spec, env, agent, observation, dict(info), time.perf_counter())
 
 
-def _shown_move(text: str, info: dict[str, Any]) -> str:
-    """The legal move the env will read from ``text``, or ``"<invalid>"``."""
+def _shown_move(text: str, info: dict[str, Any], accepted: bool) -> str:
+    """The legal move read from ``text``; ``"<invalid>"`` if the env rejected it.
+
+    An answer the env accepted through one of its aliases (``pass`` for ``check``) is logged as
+    written, normalised, since the aliases are the env's own.
+    """
+    if not accepted:
+        return "<invalid>"
     legal = list(info.get("legal_actions") or [])
     index = parse_action(text, legal)
-    return legal[index] if index is not None else "<invalid>"
+    return legal[index] if index is not None else normalize(extract_tagged(text))[:80]
 
 
 def _episode_index(live: _Live, info: dict[str, Any]) -> int:
@@ -207,14 +213,15 @@ def _step(live: _Live, reply: Reply) -> bool:
             live.errors.append(reply.error)
     info = live.info
     playing = info.get("phase") != "reflect"
+    observation, _, terminated, truncated, new_info = live.env.step(reply.text)
     if playing:
         episode = _episode_index(live, info)
         while len(live.actions) <= episode:
             live.actions.append([])
-        live.actions[episode].append(_shown_move(reply.text, info))
+        accepted = not new_info.get("invalid_action")
+        live.actions[episode].append(_shown_move(reply.text, info, accepted))
     else:
         live.reflections_seen += 1
-    observation, _, terminated, truncated, new_info = live.env.step(reply.text)
     live.steps += 1
     live.play_steps += playing
     live.invalid_steps += playing and bool(new_info.get("invalid_action"))

@@ -116,3 +116,16 @@ def test_agent_settings_are_part_of_the_trial_id():
 
     assert ids(temperature=0.7) != ids(temperature=0.0)
     assert ids() == [s.trial_id for s in plan_trials("a", ["mage/KuhnPoker-v0"], tasks=2)]
+
+
+def always_pass(observation, info):
+    """An agent that answers with Kuhn's alias for check and fold."""
+    return "<action>pass</action>" if info.get("phase") != "reflect" else "no reflection"
+
+
+def test_moves_accepted_through_an_alias_are_logged_as_written_not_invalid():
+    specs = plan_trials("p", ["mage/KuhnPoker-v0"], tasks=3, num_episodes=2)
+    records = evaluate(f"python:{__name__}:always_pass", specs, ResultsFile(None))
+    moves = {move for r in records for episode in r["actions"] for move in episode}
+    assert moves == {"pass"}
+    assert all(r["invalid_steps"] == 0 for r in records)
