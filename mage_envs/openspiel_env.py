@@ -10,6 +10,7 @@ is ``-invalid_action_penalty`` and ``info["invalid_action"]`` is True. After
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import gymnasium as gym
@@ -44,7 +45,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``.
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -57,6 +58,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         render_mode: str | None = None,
     ) -> None:
         _check_settings(seat, max_invalid_actions, render_mode, self.metadata["render_modes"])
+        _check_rewards(reward_scale, invalid_action_penalty)
         self.text_game = text_game
         self.game = text_game.game
         self.population = as_population(opponent)
@@ -77,6 +79,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self._names: list[str] = []
         self._aliases: dict[str, str] = {}
         self._done = False
+        self._stopped = False  # truncated after too many invalid answers
         self._invalid_streak = 0
         self._text = ""
         self.game_index = -1
@@ -108,6 +111,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self._state = self.game.new_initial_state()
         self.game_index += 1
         self._invalid_streak = 0
+        self._stopped = False
         self._advance()
         return self._observe(), self._info(invalid=False)
 
@@ -115,7 +119,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         """Apply the learner's text move, then the opponent's replies."""
         if self._state is None:
             raise RuntimeError("Call reset() before step().")
-        if self._done:
+        if self._done or self._stopped:
             raise RuntimeError("The game is over: call reset() to start a new one.")
         index = parse_action(action, self._names, self._aliases)
         if index is None:
@@ -180,7 +184,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
 
     def _invalid_step(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
         self._invalid_streak += 1
-        truncated = self._invalid_streak >= self.max_invalid_actions
+        truncated = self._stopped = self._invalid_streak >= self.max_invalid_actions
         legal = ", ".join(self._names)
         feedback = f"Invalid move: your answer did not name exactly one legal move ({legal})."
         if truncated:
@@ -233,6 +237,16 @@ def sample_chance(state: pyspiel.State, u: float) -> int:
         if u < 0:
             return action
     return outcomes[-1][0]  # rounding left u a hair above the total
+
+
+def _check_rewards(reward_scale: float, invalid_action_penalty: float) -> None:
+    if not (math.isfinite(reward_scale) and reward_scale > 0):
+        raise ValueError(f"reward_scale must be a finite number > 0, not {reward_scale!r}.")
+    if not (math.isfinite(invalid_action_penalty) and invalid_action_penalty >= 0):
+        raise ValueError(
+            f"invalid_action_penalty must be a finite number >= 0 (it is subtracted), "
+            f"not {invalid_action_penalty!r}."
+        )
 
 
 def _check_settings(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import string
+import unicodedata
 from dataclasses import dataclass, field
 
 import pyspiel
@@ -23,6 +24,7 @@ __all__ = [
     "TEXT_CHARSET",
     "MAX_TEXT_CHARS",
     "fit_text",
+    "plain_ascii",
     "text_space",
 ]
 
@@ -37,6 +39,20 @@ MAX_TEXT_CHARS = 16_384
 """Upper bound on the length of an observation, used for ``spaces.Text``."""
 
 _OUTSIDE_CHARSET = re.compile(f"[^{re.escape(TEXT_CHARSET)}]")
+_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def _box_drawing_in_ascii(char: str) -> str:
+    """Return ``-``, ``|`` or ``+`` for a box-drawing character, by its Unicode name."""
+    name = unicodedata.name(char, "")
+    horizontal = any(word in name for word in ("HORIZONTAL", "LEFT", "RIGHT"))
+    vertical = any(word in name for word in ("VERTICAL", "UP", "DOWN"))
+    if horizontal == vertical:
+        return "+"
+    return "-" if horizontal else "|"
+
+
+_BOX_DRAWING = str.maketrans({chr(c): _box_drawing_in_ascii(chr(c)) for c in range(0x2500, 0x2580)})
 
 
 def text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
@@ -47,6 +63,19 @@ def text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
         True
     """
     return spaces.Text(max_length=max_length, charset=TEXT_CHARSET)
+
+
+def plain_ascii(text: str) -> str:
+    r"""Drop terminal colour codes and draw box-drawing lines with ``-``, ``|`` and ``+``.
+
+    Some OpenSpiel games draw their boards for a terminal (``twixt`` in colour, ``dots_and_boxes``
+    with box-drawing lines); :func:`fit_text` would turn each of those characters into ``?``.
+
+    Example:
+        >>> plain_ascii("\x1b[91ma\x1b[0m \u250c\u2574 \u2576\u2510")
+        'a +- -+'
+    """
+    return _ANSI_ESCAPE.sub("", text).translate(_BOX_DRAWING)
 
 
 def fit_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
@@ -127,7 +156,7 @@ class GenericTextGame(TextGame):
             view = state.information_state_string(player)
         return (
             f"{self.title}. You are player {player} (you move {self.seat_name(player)}).\n"
-            f"Your view of the game:\n{view.rstrip()}"
+            f"Your view of the game:\n{plain_ascii(view).rstrip()}"
         )
 
 

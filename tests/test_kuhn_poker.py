@@ -225,3 +225,28 @@ def test_keep_opponent_does_not_change_the_deal():
         env.reset(seed=seed + 100)
         kept = env.reset(seed=seed, options={"keep_opponent": True})[0]
         assert fresh.split("\n")[1] == kept.split("\n")[1]  # "Your card: ..."
+
+
+def test_a_truncated_game_cannot_be_played_on(scripted):
+    env = KuhnPokerEnv(opponent=scripted([BET]), max_invalid_actions=2)
+    env.reset(seed=0)
+    env.step("??")
+    assert env.step("??")[3]
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step("bet")
+    obs, info = env.reset(seed=0)
+    assert not env.step("??")[3]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        (dict(invalid_action_penalty=-0.5), "invalid_action_penalty"),
+        (dict(invalid_action_penalty=float("nan")), "invalid_action_penalty"),
+        (dict(reward_scale=0.0), "reward_scale"),
+        (dict(reward_scale=float("inf")), "reward_scale"),
+    ],
+)
+def test_bad_reward_settings_fail_clearly(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        KuhnPokerEnv(**kwargs)

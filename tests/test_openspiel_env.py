@@ -5,6 +5,7 @@ import pytest
 
 import mage_envs  # noqa: F401
 from mage_envs.games.openspiel_game import game_support, supported_games
+from mage_envs.text_game import fit_text
 
 # Games whose random play is long; played with a step cap.
 LONG = {"chess", "go", "hex", "othello", "amazons", "backgammon", "checkers", "dark_chess"}
@@ -50,6 +51,15 @@ def test_every_supported_game_plays_from_text(game):
             info["legal_actions"][step % len(info["legal_actions"])]
         )
         assert not info["invalid_action"], (game, obs)
+        view = env.unwrapped.text_game.observation_text(env.unwrapped.state, info["player"])
+        assert fit_text(view) == view, "no character of the view may be lost to '?'"
         if terminated:
             assert "payoff" in info
             break
+
+
+@pytest.mark.parametrize(("game", "drawn"), [("dots_and_boxes", "+- -+"), ("twixt", "  a  b  c")])
+def test_boards_drawn_for_a_terminal_become_plain_ascii(game, drawn):
+    env = gym.make("mage/OpenSpiel-v0", game=game)
+    obs, _ = env.reset(seed=0)
+    assert drawn in obs and "?" not in obs and "[0m" not in obs

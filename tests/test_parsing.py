@@ -77,3 +77,96 @@ def test_a_legal_move_inside_tags_is_always_found(move, noise):
 
 def test_very_long_text_is_parsed_from_its_end():
     assert parse_action("x" * 1_000_000 + " <action>bet</action>", KUHN) == 1
+
+
+KUHN_FACING = ["fold", "call"]
+FACING_ALIASES = {"pass": "fold", "bet": "call"}
+
+
+@pytest.mark.parametrize(
+    ("text", "legal", "aliases"),
+    [
+        ("don't bet", KUHN, None),
+        ("I will not call", KUHN_FACING, FACING_ALIASES),
+        ("I should never bet here", KUHN, None),
+        ("<action>I don't bet</action>", KUHN, None),
+        ("I won\u2019t bet", KUHN, None),
+        ("no bet", KUHN, None),
+        ("not (1, 1)", GRID, None),
+        ("I avoid (1, 2)", GRID, None),
+        ("I won't bet, I check", KUHN, None),
+    ],
+)
+def test_a_move_in_a_negated_sentence_is_not_chosen(text, legal, aliases):
+    assert parse_action(text, legal, aliases) is None
+
+
+def test_negation_in_another_sentence_does_not_matter():
+    assert parse_action("I do not have the King. Still, I bet.", KUHN) == 1
+    assert parse_action("No doubt about it: bet", KUHN) == 1
+
+
+def test_curly_apostrophe_joins_a_word_like_a_straight_one():
+    assert parse_action("I\u2019d go down", ["u", "d"]) is None
+    assert parse_action("\u201cbet\u201d", KUHN) == 1
+
+
+@pytest.mark.parametrize("text", ["1 2 3", "(1, 2, 3)", "1 1 1 1 1 1", "1,1,1,1"])
+def test_three_or_more_numbers_are_no_coordinate_pair(text):
+    assert grid_pairs(text) == []
+    assert parse_action(text, ["(1, 1)", "(1, 2)", "(2, 3)"]) is None
+
+
+def test_an_alias_counts_only_when_no_move_name_is_mentioned():
+    # "bet" is an alias of "call" when facing a bet: echoing the history must not make the
+    # answer ambiguous, and the named move wins.
+    assert parse_action("The opponent bet, so I fold.", KUHN_FACING, FACING_ALIASES) == 0
+    assert parse_action("I pass.", KUHN, {"pass": "check"}) == 0
+
+
+def test_a_tag_before_a_long_tail_is_still_read():
+    text = "<action>check</action>" + " I could also bet." * 5_000
+    assert len(text) > 20_000
+    assert parse_action(text, KUHN) == 0
+
+
+def test_nested_or_mismatched_tags():
+    assert parse_action("<action>a<action>bet</action>", KUHN) == 1
+    assert parse_action("<action>bet</action> then </answer>", KUHN) == 1
+
+
+ADVERSARIAL = [
+    "<action>" * 3_000,
+    "<answer>x" * 3_000,
+    "bet check " * 2_000,
+    "bet no. " * 2_500,
+    "1 " * 10_000,
+    "row " * 5_000,
+    "(" * 20_000,
+    "</action>" * 3_000 + "<action>" * 3_000 + "</answer>",
+]
+"""Long answers built to make a careless parser slow; ``baselines.bench parser`` times them."""
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL, ids=range(len(ADVERSARIAL)))
+def test_adversarial_long_answers_name_no_move(text):
+    grid = [f"({r}, {c})" for r in range(1, 20) for c in range(1, 20)]
+    for legal in (KUHN, grid):
+        assert parse_action(text, legal, {"pass": "check"}) is None
+
+
+_PIECES = ["bet", "check", "pass", "not", "don't", "no", "(1, 2)", "(2, 3)", "1", "2", "3", ",",
+           ".", " ", "\n", "<action>", "</action>", "\u2019", "'", "I", "x0"]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12))
+def test_a_chosen_move_is_named_in_the_text(pieces):
+    text = "".join(pieces)
+    for legal, aliases in ((KUHN, {"pass": "check"}), (GRID, None)):
+        index = parse_action(text, legal, aliases)
+        if index is not None:
+            chosen = legal[index]
+            spellings = {chosen} | {a for a, t in (aliases or {}).items() if t == chosen}
+            named = any(s in text.lower() for s in spellings)
+            assert named or set(grid_pairs(chosen)) & set(grid_pairs(text)), (text, chosen)

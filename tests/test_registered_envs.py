@@ -3,6 +3,7 @@
 import itertools
 import subprocess
 import sys
+import warnings
 
 import gymnasium as gym
 import pytest
@@ -100,3 +101,13 @@ def test_fresh_interpreter_with_module_prefix(env_id):
         "import sys; assert 'torch' not in sys.modules, 'mage_envs must not import torch'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("env_id", ["mage/KuhnPoker-v0", "mage/TicTacToe-v0", "mage/OpenSpiel-v0"])
+@pytest.mark.parametrize("render_mode", ["ansi", "human"])
+def test_check_env_with_rendering_warns_about_nothing(env_id, render_mode, capsys):
+    env = gym.make(env_id, render_mode=render_mode)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_env(env.unwrapped)
+    assert [str(w.message) for w in caught] == []

@@ -7,6 +7,7 @@ import sys
 
 BENCHMARKS = {
     "envs": "baselines.bench.envs",
+    "parser": "baselines.bench.parser",
     "puzzles": "baselines.bench.puzzles",
     "generation": "baselines.bench.generation",
     "opponents": "baselines.bench.opponents",

@@ -39,7 +39,7 @@ class OpenSpielAECEnv(AECEnv):
             ``"human"`` (prints it).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4, "is_parallelizable": False}
 
     def __init__(
         self,

@@ -1,0 +1,59 @@
+"""Benchmark: the action parser on typical and adversarial answers, against one linear pass.
+
+Reference, in the same run: ``text.lower().split()`` over the same answer, a single linear pass
+that any parser must at least make. The ratio shows whether parsing stays linear on answers built
+to make a careless parser slow (tag floods, number runs, repeated move names); the typical answers
+show the per-step cost an env pays.
+
+Usage: ``python -m baselines.bench parser [--repeats N]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+from mage_envs.parsing import parse_action
+
+KUHN = ["check", "bet"]
+GRID = [f"({r}, {c})" for r in range(1, 20) for c in range(1, 20)]
+ANSWERS = {
+    "tagged move": "<action>bet</action>",
+    "sentence": "I hold the King, so I will bet.",
+    "long reasoning + tag": "Let me think. " * 500 + "<action>check</action>",
+    "<action> flood": "<action>" * 3_000,
+    "unclosed <answer> flood": "<answer>x" * 3_000,
+    "move names repeated": "bet check " * 2_000,
+    "negations repeated": "bet no. " * 2_500,
+    "number run": "1 " * 10_000,
+    "open parens": "(" * 20_000,
+}
+
+
+def best_time(fn: Callable[[], object], repeats: int) -> float:
+    """Return the best wall time of ``fn`` over ``repeats`` calls, in seconds."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main(argv: list[str]) -> None:
+    """Print parse time, the reference time and their ratio per answer."""
+    parser = argparse.ArgumentParser(prog="python -m baselines.bench parser")
+    parser.add_argument("--repeats", type=int, default=20, help="timed calls (best counts)")
+    args = parser.parse_args(argv)
+    print(f"{'answer':26} {'chars':>7} {'parse µs':>10} {'one pass µs':>12} {'ratio':>7}")
+    for name, text in ANSWERS.items():
+        legal = GRID if name in ("number run", "open parens") else KUHN
+        ours = best_time(
+            lambda t=text, lg=legal: parse_action(t, lg, {"pass": "check"}), args.repeats
+        )
+        reference = best_time(lambda t=text: t.lower().split(), args.repeats)
+        print(
+            f"{name:26} {len(text):7,} {ours * 1e6:10.1f} {reference * 1e6:12.1f}"
+            f" {ours / reference:7.1f}"
+        )
