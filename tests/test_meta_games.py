@@ -219,6 +219,41 @@ def test_pettingzoo_kuhn_with_suite_opponents_and_a_population():
     assert names == {"conservative", "aggressive"}
 
 
+def test_pettingzoo_kuhn_takes_opponent_and_preset_names_like_gym_make():
+    env = MetaEpisodeWrapper(kuhn_poker_v0.env(), learner="player_1", opponents="mage-kuhn-train")
+    names = {run(env, showdown_agent, seed)[1][-1]["trial"]["opponents"][0] for seed in range(12)}
+    assert names == {"conservative", "aggressive", "balanced"}
+    env = MetaEpisodeWrapper(kuhn_poker_v0.env(), learner="player_1", opponents="always-bet")
+    assert run(env, showdown_agent, 0)[1][-1]["trial"]["opponents"] == ["always-bet"] * 3
+
+
+def test_closing_the_wrapper_closes_the_pettingzoo_env():
+    inner = tic_tac_toe_v0.env()
+    closed = []
+    inner.close = lambda: closed.append(True)
+    MetaEpisodeWrapper(inner, num_episodes=2).close()
+    assert closed == [True]
+
+
+def test_make_trial_gives_invalid_answer_settings_to_the_env_that_applies_them():
+    env = make_trial("mage/KuhnPoker-v0", invalid_action_penalty=0.5, max_invalid_actions=2)
+    env.reset(seed=0)
+    assert env.step("garbage")[1] == -0.5
+    _, reward, _, _, info = env.step("garbage")
+    assert reward == -0.5 and info["episode_truncated"] and info["phase"] == "reflect"
+    assert (
+        make_trial(
+            "mage/Minesweeper-v0", invalid_action_penalty=0.0
+        ).unwrapped.invalid_action_penalty
+        == 0.0
+    )
+    with pytest.raises(ValueError, match="already text"):  # Sokoban has no such setting
+        make_trial("mage/Sokoban-v0", max_invalid_actions=2)
+    frozen = make_trial("FrozenLake-v1", invalid_action_penalty=0.25)  # converted: the wrapper's
+    frozen.reset(seed=0)
+    assert frozen.step("jump")[1] == -0.25
+
+
 def test_pettingzoo_tic_tac_toe_seat_option_picks_the_learner():
     env = MetaEpisodeWrapper(tic_tac_toe_v0.env(), num_episodes=2, seat_rotation="episode")
     agent = lambda o, i: i["legal_actions"][0] if i["phase"] == "play" else "ok"  # noqa: E731

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import time
 
 import gymnasium as gym
+import numpy as np
 import pytest
 from gymnasium import spaces
 from hypothesis import given, settings
@@ -128,7 +130,7 @@ def test_stop_on_success_ends_early_and_later_k_count_as_solved():
     trial = info["trial"]
     assert trial["returns"] == [0.0, 1.0] and trial["solved_at"] == 1
     assert trial["pass_at_k"] == [0.0, 1.0, 1.0] and trial["stopped_early"] is True
-    assert trial["final_return"] == 1.0
+    assert trial["final_return"] == 1.0 and trial["differential_returns"] == [0.0, 1.0]
     assert env.env.resets == 2
 
 
@@ -140,6 +142,7 @@ def test_without_reflection_the_next_episode_starts_in_the_same_step():
     assert not terminated and reward == 1.0
     assert info["phase"] == "play" and info["episode_index"] == 1
     assert info["episode_return"] == 1.0 and obs.startswith("Attempt 2 of 2.")
+    assert info["episode_truncated"] is False
     obs, reward, terminated, _, info = env.step("go")
     assert terminated and info["trial"]["reflections"] == []
 
@@ -168,11 +171,43 @@ def test_stepping_a_finished_trial_raises_a_clear_error():
         ({"history_steps": -1}, "history_steps"),
         ({"seat_rotation": "hand"}, "seat_rotation"),
         ({"seat_rotation": "episode"}, "pass_options"),
+        ({"num_episodes": True}, "num_episodes"),
+        ({"max_reflection_chars": None}, "max_reflection_chars"),
+        ({"max_history_chars": -1}, "max_history_chars"),
+        ({"max_observation_chars": 0}, "max_observation_chars"),
+        ({"invalid_action_penalty": 0.5}, "already text"),  # the env applies its own rules
+        ({"max_invalid_actions": 2}, "already text"),
     ],
 )
 def test_bad_settings_are_rejected_with_a_reason(kwargs, message):
     with pytest.raises(ValueError, match=message):
         MetaEpisodeWrapper(ScriptedEnv([1.0]), **kwargs)
+
+
+def test_settings_of_the_right_kind_are_accepted():
+    env = MetaEpisodeWrapper(ScriptedEnv([1.0]), num_episodes=np.int64(2))
+    assert env.num_episodes == 2 and len(play(env)[1]["trial"]["pass_at_k"]) == 2
+    with pytest.raises(TypeError, match="success_fn"):
+        MetaEpisodeWrapper(ScriptedEnv([1.0]), success_fn=True)
+
+
+def test_a_mid_trial_result_has_not_stopped_early():
+    env = MetaEpisodeWrapper(ScriptedEnv([0.0, 1.0]), num_episodes=3)
+    env.reset(seed=0)
+    env.step("go")
+    result = env.result()
+    assert result.returns == [0.0] and result.pass_at_k == [0.0, 0.0, 0.0]
+    assert result.stopped_early is False
+
+
+def test_a_huge_reflection_is_read_in_linear_time():
+    env = MetaEpisodeWrapper(ScriptedEnv([0.0]), num_episodes=2)
+    env.reset(seed=0)
+    env.step("go")
+    start = time.perf_counter()
+    env.step("<reflection>" * 20_000)  # no closing tag: a lazy regex rescans to the end each time
+    assert time.perf_counter() - start < 1.0  # the quadratic search took about 20 s
+    assert len(env.result().reflections[0]) == 2000
 
 
 def test_same_task_replays_the_seed_and_fresh_tasks_do_not():

@@ -6,10 +6,13 @@ import inspect
 from typing import Any
 
 import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
 
 from mage_envs.meta.wrapper import MetaEpisodeWrapper
 
 __all__ = ["make_trial"]
+
+_ENV_RULES = ("invalid_action_penalty", "max_invalid_actions")
 
 _WRAPPER_ARGS = frozenset(inspect.signature(MetaEpisodeWrapper.__init__).parameters) - {
     "self",
@@ -24,6 +27,8 @@ def make_trial(env_id: str, num_episodes: int = 3, **kwargs: Any) -> MetaEpisode
 
     Keyword arguments that :class:`MetaEpisodeWrapper` takes (``same_task``, ``memory``, ...) go to
     the wrapper; all others (``opponent``, ``seat``, ``reward_scale``, ...) go to ``gym.make``.
+    ``invalid_action_penalty`` and ``max_invalid_actions`` go to ``gym.make`` where the env takes
+    them (the suite's envs do), else to the wrapper.
 
     Example:
         >>> import mage_envs
@@ -33,4 +38,11 @@ def make_trial(env_id: str, num_episodes: int = 3, **kwargs: Any) -> MetaEpisode
         ('Attempt 1 of 3.', 'random')
     """
     wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_ARGS}
-    return MetaEpisodeWrapper(gym.make(env_id, **kwargs), num_episodes, **wrapper_kwargs)
+    env = gym.make(env_id, **kwargs)
+    # The suite's text envs apply their own invalid-answer rules: these settings are theirs.
+    taken = inspect.signature(load_env_creator(env.spec.entry_point)).parameters
+    own = {k: wrapper_kwargs.pop(k) for k in _ENV_RULES if k in wrapper_kwargs and k in taken}
+    if own:
+        env.close()
+        env = gym.make(env_id, **kwargs, **own)
+    return MetaEpisodeWrapper(env, num_episodes, **wrapper_kwargs)

@@ -8,7 +8,8 @@ rewards it received. Nothing from ``info`` is ever rendered, so privileged facts
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -84,15 +85,29 @@ def extract_reflection(answer: object, tag: str, max_chars: int) -> str:
     """
     if not isinstance(answer, str):
         return ""
-    matches = _tag_pattern(tag).findall(answer)
-    text = (matches[-1] if matches else answer).strip()
-    return fit_text(text[:max_chars])
+    # Two linear scans (a lazy "<tag>(.*?)</tag>" search is quadratic in the opening tags).
+    opening, closing = _tag_patterns(tag)
+    text = answer
+    close = _last(closing.finditer(answer))
+    if close is not None:
+        start = _last(opening.finditer(answer, 0, close.start()))
+        if start is not None:
+            text = answer[start.end() : close.start()]
+    return fit_text(text.strip()[:max_chars])
+
+
+def _last(matches: Iterator[re.Match]) -> re.Match | None:
+    last = deque(matches, maxlen=1)
+    return last[0] if last else None
 
 
 @cache
-def _tag_pattern(tag: str) -> re.Pattern:
+def _tag_patterns(tag: str) -> tuple[re.Pattern, re.Pattern]:
     escaped = re.escape(tag)
-    return re.compile(rf"<\s*{escaped}\s*>(.*?)<\s*/\s*{escaped}\s*>", re.IGNORECASE | re.DOTALL)
+    return (
+        re.compile(rf"<\s*{escaped}\s*>", re.IGNORECASE),
+        re.compile(rf"<\s*/\s*{escaped}\s*>", re.IGNORECASE),
+    )
 
 
 def cut_head(text: str, max_chars: int) -> str:

@@ -12,11 +12,14 @@ Opponents may be:
   action_space)``), or plain functions ``f(observation, info, action_space) -> action``;
 - the suite's OpenSpiel :class:`~mage_envs.opponents.Opponent` objects, for envs whose
   ``unwrapped.state`` is a ``pyspiel.State`` (they see ``SeatView.from_state``, never hidden cards);
+- an opponent or preset name, or a :class:`~mage_envs.opponents.Population` (one member per
+  trial), for envs with an OpenSpiel state;
 - ``None``: :class:`RandomLegalPolicy` for every other agent.
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,7 +37,7 @@ from mage_envs.meta.text_adapter import (
     legal_mask,
     text_space,
 )
-from mage_envs.opponents import Population, SeatView, make_opponent
+from mage_envs.opponents import Population, SeatView, as_population, make_opponent
 from mage_envs.parsing import parse_action
 
 __all__ = ["AgentPolicy", "RandomLegalPolicy", "FunctionPolicy", "PettingZooTextEnv"]
@@ -126,7 +129,9 @@ class PettingZooTextEnv(gym.Env[str, str]):
         learner: The learner's agent id (default: the first of ``possible_agents``).
         opponents: ``None``, one policy for every other agent, a dict agent id -> policy, or a
             :class:`~mage_envs.opponents.Population` (one member drawn per reset from the seed,
-            kept by ``reset(options={"keep_opponent": True})``; names need an OpenSpiel env).
+            kept by ``reset(options={"keep_opponent": True})``). An opponent or preset name
+            (``"cfr"``, ``"mage-kuhn-train"``) works as in ``gym.make``; names need an env
+            with an OpenSpiel state (the suite's ``kuhn_poker_v0``, ``tic_tac_toe_v0``).
         adapter: Text conversion for envs without ``infos[agent]["text"]`` (default: built from
             the learner's spaces, with known action names).
         invalid_action_penalty: Subtracted from the reward of an invalid answer.
@@ -162,7 +167,8 @@ class PettingZooTextEnv(gym.Env[str, str]):
             raise ValueError(f"learner {self.learner!r} is not one of the env's agents {agents}.")
         if max_invalid_actions < 1:
             raise ValueError(f"max_invalid_actions must be >= 1, not {max_invalid_actions}.")
-        self._opponent_specs = opponents
+        # A name ("cfr", "mage-kuhn-train") is a population of one, or the preset of that name.
+        self._opponent_specs = as_population(opponents) if isinstance(opponents, str) else opponents
         self._adapter = adapter
         self.invalid_action_penalty = float(invalid_action_penalty)
         self.max_invalid_actions = int(max_invalid_actions)
@@ -228,6 +234,10 @@ class PettingZooTextEnv(gym.Env[str, str]):
         text, info = self._observe(invalid=False)
         terminated = self._done and not self._truncated
         return text, self._return - before, terminated, self._truncated, info
+
+    def close(self) -> None:
+        """Close the PettingZoo env."""
+        self.aec.close()
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -357,6 +367,8 @@ class PettingZooTextEnv(gym.Env[str, str]):
             elif not self._done:
                 body += "\n" + self._adapter_for(self._agent).answer_format()
         info = {k: v for k, v in inner.items() if k != "text"}
+        if invalid:  # the unchanged state's info again: a copy, as callers may keep and mutate it
+            info = copy.deepcopy(info)
         index = self.aec.possible_agents.index(self._agent)
         info.update(
             legal_actions=names,

@@ -16,6 +16,8 @@ Subclass :class:`TextAdapter` (override :meth:`TextAdapter.observation_text` and
 
 from __future__ import annotations
 
+import copy
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -156,10 +158,12 @@ class TextAdapter:
         if self.names is not None:
             index = parse_action(text, legal)
             return None if index is None else self.action_id(legal[index])
-        numbers = _NUMBER.findall(extract_tagged(text[-2000:]))
+        numbers = [float(x) for x in _NUMBER.findall(extract_tagged(text[-2000:]))]
+        if not all(math.isfinite(x) for x in numbers):
+            return None  # "1e999" reads as infinity: no action is infinite
         try:
-            action, rest = _build(self.action_space, [float(x) for x in numbers])
-        except ValueError:
+            action, rest = _build(self.action_space, numbers)
+        except (ValueError, OverflowError):  # not an integer, or too large for the dtype
             return None
         return action if not rest and self.action_space.contains(action) else None
 
@@ -274,13 +278,20 @@ def _build(space: spaces.Space, numbers: list[float]) -> tuple[Any, list[float]]
     if len(numbers) < count:
         raise ValueError("too few numbers")
     head, rest = numbers[:count], numbers[count:]
-    if isinstance(space, spaces.Box):
-        return np.asarray(head, dtype=space.dtype).reshape(space.shape), rest
-    if any(x != int(x) for x in head):
+    integral = not isinstance(space, spaces.Box) or np.issubdtype(space.dtype, np.integer)
+    if integral and any(x != int(x) for x in head):
         raise ValueError("not an integer")
     if isinstance(space, spaces.Discrete):
         return np.int64(head[0]), rest
-    return np.asarray(head, dtype=space.dtype).reshape(space.shape), rest
+    if integral:
+        bounds = np.iinfo(space.dtype)
+        if not all(bounds.min <= x < bounds.max for x in head):  # a cast would wrap around
+            raise OverflowError("too large for the action dtype")
+    with np.errstate(over="ignore"):  # a float too large for float32 becomes inf: rejected below
+        action = np.asarray(head, dtype=space.dtype).reshape(space.shape)
+    if not integral and not np.all(np.isfinite(action)):
+        raise OverflowError("too large for the action dtype")
+    return action, rest
 
 
 class TextWrapper(gym.Wrapper[str, str, Any, Any], gym.utils.RecordConstructorArgs):
@@ -359,6 +370,8 @@ class TextWrapper(gym.Wrapper[str, str, Any, Any], gym.utils.RecordConstructorAr
         if truncated:
             feedback += f" {self.max_invalid_actions} invalid answers in a row: the episode ends."
         observation, info = self._last
+        # The unchanged state's info again, as a copy: callers may keep and mutate what they got.
+        info = copy.deepcopy(info)
         text, info = self._observe(observation, info, invalid=True, prefix=feedback + "\n\n")
         return text, -self.invalid_action_penalty or 0.0, False, truncated, info
 

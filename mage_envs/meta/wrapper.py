@@ -22,7 +22,6 @@ from gymnasium import spaces
 from pettingzoo.utils.env import AECEnv, ParallelEnv
 
 from mage_envs.meta.memory import (
-    MEMORY_MODES,
     EpisodeRecord,
     Step,
     cut_head,
@@ -33,6 +32,7 @@ from mage_envs.meta.memory import (
     shown_action,
 )
 from mage_envs.meta.pettingzoo_env import PettingZooTextEnv
+from mage_envs.meta.settings import SEAT_ROTATIONS, check_settings
 from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates, check_templates
 from mage_envs.meta.text_adapter import TextAdapter, TextWrapper, fit_text, text_space
 from mage_envs.meta.trial import TrialResult
@@ -40,9 +40,6 @@ from mage_envs.openspiel_env import OpenSpielTextEnv
 from mage_envs.text_game import MAX_TEXT_CHARS
 
 __all__ = ["MetaEpisodeWrapper", "SEAT_ROTATIONS", "default_success"]
-
-SEAT_ROTATIONS = (None, "episode", "trial")
-"""``seat_rotation=``: keep the env's seat, alternate it every episode, or draw it per trial."""
 
 MAX_OBSERVATION_CHARS = 2 * MAX_TEXT_CHARS
 """Default bound on a trial observation (memory is cut from its oldest end to fit)."""
@@ -60,10 +57,21 @@ def default_success(episode_return: float, info: dict[str, Any]) -> bool:
     return episode_return > 0
 
 
+_INVALID_ANSWER_RULES = {"invalid_action_penalty": 0.0, "max_invalid_actions": 5}
+"""Settings of the invalid-answer rules the wrapper applies to envs it converts, with defaults."""
+
+
+def _with_defaults(text_kwargs: dict[str, Any]) -> dict[str, Any]:
+    unset = {k: v for k, v in _INVALID_ANSWER_RULES.items() if text_kwargs.get(k) is None}
+    return {**text_kwargs, **unset}
+
+
 def as_text_env(env: Any, learner: str | None, opponents: Any, **text_kwargs: Any) -> gym.Env:
     """Return ``env`` as a text Gymnasium env: PettingZoo envs and non-text spaces are converted."""
     if isinstance(env, AECEnv | ParallelEnv):
-        return PettingZooTextEnv(env, learner=learner, opponents=opponents, **text_kwargs)
+        return PettingZooTextEnv(
+            env, learner=learner, opponents=opponents, **_with_defaults(text_kwargs)
+        )
     if learner is not None or opponents is not None:
         raise TypeError(
             "learner= and opponents= apply to PettingZoo envs; a Gymnasium env takes its "
@@ -75,8 +83,16 @@ def as_text_env(env: Any, learner: str | None, opponents: Any, **text_kwargs: An
         env.action_space, spaces.Text
     )
     if text and text_kwargs.get("adapter") is None:
+        given = [k for k in _INVALID_ANSWER_RULES if text_kwargs.get(k) is not None]
+        if given:
+            raise ValueError(
+                f"{' and '.join(given)}: only for envs the wrapper converts to text. This env "
+                f"is already text and applies its own invalid-answer rules: set them where it "
+                f"is made, e.g. gym.make(id, invalid_action_penalty=...) (make_trial does that "
+                f"for the settings the env takes)."
+            )
         return env
-    return TextWrapper(env, **text_kwargs)
+    return TextWrapper(env, **_with_defaults(text_kwargs))
 
 
 class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstructorArgs):
@@ -87,7 +103,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         num_episodes: Episodes per trial (N). LaMer and MAGE used 3.
         learner: PettingZoo only: the learner's agent id (default: the first agent).
         opponents: PettingZoo only: ``None`` (random legal moves), one policy for every other
-            agent, or a dict agent id -> policy (see :mod:`mage_envs.meta.pettingzoo_env`).
+            agent, a dict agent id -> policy, a ``Population`` (one member per trial) or an
+            opponent or preset name (see :mod:`mage_envs.meta.pettingzoo_env`).
         same_task: True (default, as LaMer and MAGE): every episode restarts from the same initial
             state, by replaying the trial's reset seed (same Kuhn deal, same board). False: a new
             seed per episode (fresh task), with the same opponent.
@@ -110,9 +127,11 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
         adapter: A :class:`~mage_envs.meta.TextAdapter` for non-text envs (default: built from
             the spaces, with known action names).
-        invalid_action_penalty: For envs the wrapper converts to text: penalty of an invalid answer.
+        invalid_action_penalty: For envs the wrapper converts to text (non-text and PettingZoo
+            envs): penalty of an invalid answer (default 0). A text env applies its own rules, so
+            setting this for one raises: set it where the env is made.
         max_invalid_actions: For envs the wrapper converts to text: invalid answers in a row that
-            truncate the episode.
+            truncate the episode (default 5). A text env raises, as above.
         pass_options: Whether the inner env takes ``reset(options={"seat", "keep_opponent"})``.
             Default: True for the suite's envs, False otherwise (a plain env may reject options).
         max_observation_chars: Bound on an observation; the oldest memory is cut to fit.
@@ -144,14 +163,14 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         templates: Templates = DEFAULT_TEMPLATES,
         reflection_prompt: str | None = None,
         adapter: TextAdapter | None = None,
-        invalid_action_penalty: float = 0.0,
-        max_invalid_actions: int = 5,
+        invalid_action_penalty: float | None = None,
+        max_invalid_actions: int | None = None,
         pass_options: bool | None = None,
         max_observation_chars: int = MAX_OBSERVATION_CHARS,
     ) -> None:
         recorded = {k: v for k, v in locals().items() if k not in ("self", "env", "__class__")}
         gym.utils.RecordConstructorArgs.__init__(self, **recorded)
-        _check_settings(num_episodes, memory, max_reflection_chars, history_steps, seat_rotation)
+        check_settings(recorded)
         inner = as_text_env(
             env,
             learner,
@@ -263,7 +282,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             info["phase"] = "reflect"
             return self._reflection_observation(), reward, False, False, info
         next_obs, next_info = self._start_episode(index + 1)
-        next_info.update({k: info[k] for k in ("episode_return", "episode_success")})
+        next_info.update(
+            {k: info[k] for k in ("episode_return", "episode_success", "episode_truncated")}
+        )
         next_info.update(
             episode_info=inner_info, episode_final_observation=record.final_observation
         )
@@ -284,6 +305,10 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             opponent=_as_name(inner_info.get("opponent")), seat=_as_name(inner_info.get("seat"))
         )
         self._phase = "play"
+        # Fixed for the whole episode: rendered once, not at every step.
+        self._header = self.templates.attempt.format(
+            attempt=index + 1, num_episodes=self.num_episodes
+        )
         self._memory_text = render_memory(
             self._records, self._reflections, self.memory, self.templates, self.max_history_chars
         )
@@ -310,6 +335,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
     def result(self) -> TrialResult:
         """Return the figures of the episodes played so far in this trial.
 
+        Mid-trial, episodes not played yet count as unsolved in ``pass_at_k``.
+
         Raises:
             RuntimeError: If no episode of the trial has finished yet.
         """
@@ -325,6 +352,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             invalid_actions=self._invalid,
             reflections=list(self._reflections),
             lengths=[len(r.steps) for r in records],
+            stopped_early=self._phase == "done" and len(records) < self.num_episodes,
         )
 
     # -- text ----------------------------------------------------------------------------------
@@ -335,10 +363,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         return info
 
     def _play_observation(self) -> str:
-        t = self.templates
-        index = len(self._records)
-        header = t.attempt.format(attempt=index + 1, num_episodes=self.num_episodes)
-        memory = self._memory_text
+        t, header, memory = self.templates, self._header, self._memory_text
         recent = ""
         steps = self._current.steps[-self.history_steps :] if self.history_steps else []
         if steps:
@@ -379,6 +404,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
     def _fit(self, head: str, middle: str, tail: str) -> str:
         """Join the parts; cut ``middle`` (memory) from its oldest end, then ``tail``, to fit."""
         limit = self.max_observation_chars
+        if len(head) + len(middle) + len(tail) <= limit:  # the common case
+            return head + middle + tail
         tail = tail[: max(limit - len(head), 0)]
         middle = cut_head(middle, max(limit - len(head) - len(tail), 0))
         return (head + middle + tail)[:limit]
@@ -398,22 +425,3 @@ def _accepts_options(env: gym.Env) -> bool:
 
 def _as_name(value: Any) -> str | None:
     return None if value is None else str(value)
-
-
-def _check_settings(
-    num_episodes: int,
-    memory: str,
-    max_reflection_chars: int,
-    history_steps: int,
-    seat_rotation: str | None,
-) -> None:
-    if not isinstance(num_episodes, int) or num_episodes < 1:
-        raise ValueError(f"num_episodes must be an int >= 1, not {num_episodes!r}.")
-    if memory not in MEMORY_MODES:
-        raise ValueError(f"memory must be one of {MEMORY_MODES}, not {memory!r}.")
-    if max_reflection_chars < 0:
-        raise ValueError(f"max_reflection_chars must be >= 0, not {max_reflection_chars}.")
-    if history_steps < 0:
-        raise ValueError(f"history_steps must be >= 0, not {history_steps}.")
-    if seat_rotation not in SEAT_ROTATIONS:
-        raise ValueError(f"seat_rotation must be one of {SEAT_ROTATIONS}, not {seat_rotation!r}.")
