@@ -78,14 +78,31 @@ def plain_ascii(text: str) -> str:
     return _ANSI_ESCAPE.sub("", text).translate(_BOX_DRAWING)
 
 
+_TYPOGRAPHY = str.maketrans(
+    {
+        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
+        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),
+        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
+        **dict.fromkeys("\u00a0\u2002\u2003\u2009\u202f", " "),
+        "\u2026": "...",
+        "\u2022": "*",
+        "\u00d7": "x",
+    }
+)
+"""Typographic punctuation that models write, mapped to its ASCII spelling."""
+
+
 def fit_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
-    r"""Replace characters outside :data:`TEXT_CHARSET` by ``?`` and cut to ``max_chars``.
+    r"""Keep ``text`` within :data:`TEXT_CHARSET` and ``max_chars``.
+
+    Curly quotes, dashes, ellipses and special spaces (common in model answers that end up in
+    memory) become their ASCII spelling; any other character outside the charset becomes ``?``.
 
     Example:
-        >>> fit_text("caf\u00e9\tok", 7)
-        'caf?\tok'
+        >>> fit_text("It\u2019s \u201cfine\u201d \u2014 caf\u00e9\u2026")
+        'It\'s "fine" - caf?...'
     """
-    return _OUTSIDE_CHARSET.sub("?", text[:max_chars])
+    return _OUTSIDE_CHARSET.sub("?", text[:max_chars].translate(_TYPOGRAPHY))[:max_chars]
 
 
 @dataclass(frozen=True)

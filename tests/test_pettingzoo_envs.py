@@ -52,7 +52,7 @@ def test_kuhn_text_keeps_cards_private_and_payoffs_zero_sum():
     env = kuhn_poker_v0.env()
     for seed in range(50):
         env.reset(seed=seed)
-        cards = [CARD_NAMES[c] for c in env.unwrapped.state.history()[:2]]
+        cards = [CARD_NAMES[c] for c in env.unwrapped.openspiel_state.history()[:2]]
         for agent in env.agent_iter():
             obs, reward, terminated, truncated, info = env.last()
             if terminated:
@@ -62,7 +62,7 @@ def test_kuhn_text_keeps_cards_private_and_payoffs_zero_sum():
             assert f"Your card: {cards[me]}." in info["text"]
             assert "opponent's" not in info["text"]
             env.step(info["legal_action_ids"][seed % len(info["legal_action_ids"])])
-        assert sum(env.unwrapped.state.returns()) == 0
+        assert sum(env.unwrapped.openspiel_state.returns()) == 0
 
 
 def test_illegal_integer_action_raises_clearly():
@@ -71,3 +71,12 @@ def test_illegal_integer_action_raises_clearly():
     env.step(4)
     with pytest.raises(ValueError, match="Illegal action 4"):
         env.step(4)
+
+
+def test_pettingzoo_state_method_is_not_shadowed():
+    from pettingzoo import AECEnv
+
+    env = kuhn_poker_v0.env()
+    env.reset(seed=0)
+    assert type(env).state is AECEnv.state  # PettingZoo's global-state method, not a pyspiel state
+    assert env.openspiel_state.history()[:2] != []

@@ -11,7 +11,8 @@ Opponents may be:
 - :class:`AgentPolicy` objects (``name``, ``reset(seed, agent)``, ``choose(observation, info,
   action_space)``), or plain functions ``f(observation, info, action_space) -> action``;
 - the suite's OpenSpiel :class:`~mage_envs.opponents.Opponent` objects, for envs whose
-  ``unwrapped.state`` is a ``pyspiel.State`` (they see ``SeatView.from_state``, never hidden cards);
+  ``unwrapped.openspiel_state`` is a ``pyspiel.State`` (they see ``SeatView.from_state``, never
+  hidden cards);
 - an opponent or preset name, or a :class:`~mage_envs.opponents.Population` (one member per
   trial), for envs with an OpenSpiel state;
 - ``None``: :class:`RandomLegalPolicy` for every other agent.
@@ -188,7 +189,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
     @property
     def state(self) -> pyspiel.State | None:
         """The OpenSpiel state of the inner env, if it has one (for the suite's opponents)."""
-        state = getattr(self.aec.unwrapped, "state", None)
+        state = getattr(self.aec.unwrapped, "openspiel_state", None)
         return state if isinstance(state, pyspiel.State) else None
 
     def reset(

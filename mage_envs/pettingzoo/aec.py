@@ -67,7 +67,10 @@ class OpenSpielAECEnv(AECEnv):
             a: spaces.Box(*bounds, shape, np.float32) for a in self.possible_agents
         }
         self._action_spaces = {a: spaces.Discrete(n) for a in self.possible_agents}
-        self.state: pyspiel.State | None = None
+        self.openspiel_state: pyspiel.State | None = None
+        """The full OpenSpiel state: privileged (it holds hidden cards), for referees and bots.
+
+        Not named ``state``: that is PettingZoo's method for a global observation."""
         self._moves: dict[str, list[Move]] = {}
         self._rng = np.random.default_rng()
 
@@ -81,9 +84,9 @@ class OpenSpielAECEnv(AECEnv):
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """Start a new game; ``seed`` fixes the chance outcomes (the deal)."""
-        if seed is not None or self.state is None:
+        if seed is not None or self.openspiel_state is None:
             self._rng = np.random.default_rng(seed)
-        self.state = self.game.new_initial_state()
+        self.openspiel_state = self.game.new_initial_state()
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -96,9 +99,9 @@ class OpenSpielAECEnv(AECEnv):
         """Return ``agent``'s numeric observation (its own view only)."""
         player = self.possible_agents.index(agent)
         if self._uses_observation:
-            values = self.state.observation_tensor(player)
+            values = self.openspiel_state.observation_tensor(player)
         else:
-            values = self.state.information_state_tensor(player)
+            values = self.openspiel_state.information_state_tensor(player)
         return np.asarray(values, dtype=np.float32).reshape(self._observation_spaces[agent].shape)
 
     def step(self, action: int | None) -> None:
@@ -112,11 +115,11 @@ class OpenSpielAECEnv(AECEnv):
             self._was_dead_step(action)
             return
         player = self.possible_agents.index(agent)
-        legal = self.state.legal_actions(player)
+        legal = self.openspiel_state.legal_actions(player)
         if action is None or int(action) not in legal:
             raise ValueError(f"Illegal action {action!r} for {agent}; legal ids: {legal}.")
         self._cumulative_rewards[agent] = 0.0
-        self.state.apply_action(int(action))
+        self.openspiel_state.apply_action(int(action))
         self._play_chance()
         self._refresh()
         self._accumulate_rewards()
@@ -140,12 +143,13 @@ class OpenSpielAECEnv(AECEnv):
         """Nothing to release."""
 
     def _play_chance(self) -> None:
-        while self.state.is_chance_node():
-            self.state.apply_action(sample_chance(self.state, self._rng.random()))
+        state = self.openspiel_state
+        while state.is_chance_node():
+            state.apply_action(sample_chance(state, self._rng.random()))
 
     def _refresh(self) -> None:
         """Update selection, rewards, terminations and infos from the OpenSpiel state."""
-        state = self.state
+        state = self.openspiel_state
         if state.is_terminal():
             returns = state.returns()
             for i, agent in enumerate(self.possible_agents):
@@ -156,7 +160,8 @@ class OpenSpielAECEnv(AECEnv):
         self.infos = {agent: self._agent_info(i) for i, agent in enumerate(self.possible_agents)}
 
     def _agent_info(self, player: int) -> dict[str, Any]:
-        state, mask = self.state, np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
+        state = self.openspiel_state
+        mask = np.zeros(self.game.num_distinct_actions(), dtype=np.int8)
         text = self.text_game.observation_text(state, player)
         moves: list[Move] = []
         self._moves[self.possible_agents[player]] = moves
