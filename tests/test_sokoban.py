@@ -409,3 +409,22 @@ def test_fuzzed_answers_never_raise_and_keep_invariants(answers):
         assert len(level.boxes) == 2 and level.targets == env.unwrapped.initial_level.targets
         if terminated or truncated:
             obs, info = env.reset(seed=3)
+
+
+def test_replaying_a_seed_reuses_its_level_and_plays_the_same(monkeypatch):
+    import mage_envs.puzzles.sokoban_env as sokoban_env
+
+    calls = []
+    real = sokoban_env.generate_level
+    monkeypatch.setattr(
+        sokoban_env,
+        "generate_level",
+        lambda seed, settings: calls.append(seed) or real(seed, settings),
+    )
+    env = SokobanEnv()
+    first = env.reset(seed=4)
+    again = env.reset(seed=4)
+    other = env.reset(seed=5)
+    assert calls == [4, 5]
+    assert first == again and other[0] != first[0]
+    assert env.reset(seed=4) == SokobanEnv().reset(seed=4)

@@ -15,7 +15,7 @@ from typing import Any
 from mage_envs.puzzles.grid_text import cell_name
 from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
 from mage_envs.puzzles.sokoban import SokobanLevel, dead_cells, deadlocked_boxes
-from mage_envs.puzzles.sokoban_generator import SokobanSettings, generate_level
+from mage_envs.puzzles.sokoban_generator import GeneratedLevel, SokobanSettings, generate_level
 from mage_envs.puzzles.sokoban_solver import SearchLimitError, solve
 from mage_envs.puzzles.sokoban_text import RULES, board_text, parse_moves
 
@@ -93,6 +93,8 @@ class SokobanEnv(TextPuzzleEnv):
         self.level: SokobanLevel | None = None
         self.optimal_length: int | None = None
         self._level_seed: int | None = None
+        self._generated: GeneratedLevel | None = None
+        self._generated_seed: int | None = None
         self._dead: frozenset[int] = frozenset()
         self._moves = 0
         self._finished = False
@@ -110,7 +112,14 @@ class SokobanEnv(TextPuzzleEnv):
         level_seed = self._start(seed)
         custom = (options or {}).get("level")
         if custom is None:
-            made = generate_level(level_seed, self.settings)
+            # A level is a pure function of its seed: a same-task trial replays the seed, so the
+            # last level is kept rather than generated again (about 1 ms each).
+            if self._generated is None or self._generated_seed != level_seed:
+                self._generated, self._generated_seed = (
+                    generate_level(level_seed, self.settings),
+                    level_seed,
+                )
+            made = self._generated
             level, self.optimal_length, self._level_seed = (
                 made.level,
                 len(made.solution),
