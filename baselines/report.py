@@ -218,8 +218,10 @@ def write_plots(
 
     paths = [out / "pass_at_k.png", out / "per_opponent.png"]
     fig, ax = plt.subplots(figsize=(6, 4))
-    for s in summaries:
-        ks = range(1, len(s.pass_at_k) + 1)
+    for i, s in enumerate(summaries):
+        # Series are nudged apart so equal ones stay visible; attempts sit on whole numbers.
+        nudge = (i - (len(summaries) - 1) / 2) * 0.04
+        ks = [k + nudge for k in range(1, len(s.pass_at_k) + 1)]
         values = [iv.value for iv in s.pass_at_k]
         errors = [
             [iv.value - iv.low for iv in s.pass_at_k],
@@ -229,6 +231,7 @@ def write_plots(
             ks, values, yerr=errors, marker="o", capsize=3, label=" / ".join(_key_text(s.key))
         )
     ax.set(xlabel="attempt k", ylabel="pass@k", ylim=(0, 1), title="pass@k by attempt (95% CI)")
+    ax.set_xticks(range(1, max((len(s.pass_at_k) for s in summaries), default=1) + 1))
     ax.legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(paths[0], dpi=120)
