@@ -282,7 +282,9 @@ def report(settings: dict[str, Any], records: list[dict[str, Any]], console: Con
     (out / "summary.md").write_text(markdown_report(summaries, records, settings["title"]))
     write_csv(summaries, out / "summary.csv")
     written = ["results.jsonl", "summary.md", "summary.csv"]
-    if settings["plots"]:
+    if settings["plots"] and importlib.util.find_spec("matplotlib") is None:
+        console.print("No plots: matplotlib is missing (pip install 'mage-metarl[plots]').")
+    elif settings["plots"]:
         written += [p.name for p in write_plots(summaries, records, out)]
     console.print(f"Wrote {', '.join(written)} to {out}.")
 

@@ -246,6 +246,8 @@ def _record(live: _Live) -> dict[str, Any]:
         "same_task": bool((spec.trial_kwargs or {}).get("same_task", True)),
         "trial": trial,
         "final_payoff": info.get("payoff"),
+        # The final game ended because of invalid answers: a forfeit, not a finished game.
+        "final_forfeit": bool(info.get("episode_truncated") and info.get("invalid_action")),
         "actions": [a for a in live.actions if a],
         "steps": live.steps,
         "play_steps": live.play_steps,

@@ -167,8 +167,14 @@ def _pass_and_success(trials: Sequence[dict[str, Any]], n: int) -> tuple[list, l
 
 
 def _outcome(record: dict[str, Any]) -> float:
-    """The sign of the final attempt: its game payoff when recorded, else its return."""
+    """The sign of the final attempt: its game payoff when recorded, else its return.
+
+    A final game cut off by invalid answers has no payoff and counts as a loss (a forfeit),
+    whatever its return: with no invalid-action penalty that return is 0, which is no draw.
+    """
     payoff = record.get("final_payoff")
+    if payoff is None and record.get("final_forfeit"):
+        return -1.0
     return record["trial"]["final_return"] if payoff is None else payoff
 
 

@@ -31,6 +31,8 @@ with FakeChatServer() if BASE_URL is None else contextlib.nullcontext() as serve
         done = terminated or truncated
 
 trial = info["trial"]
+if BASE_URL is None:
+    print("No BASE_URL set: the offline stand-in answered (first legal move), not a model.\n")
 print(obs, end="\n\n")
 print("returns per attempt:", trial["returns"])
 print("pass@k:", trial["pass_at_k"])

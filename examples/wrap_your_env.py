@@ -19,9 +19,9 @@ from mage_envs import MetaEpisodeWrapper
 
 
 class GuessTheNumber(gym.Env):
-    """Guess a hidden digit; the observation says whether the last guess was low (0) or high (1)."""
+    """Guess a hidden digit; the observation says whether the last guess was too high (1) or not."""
 
-    observation_space = spaces.Discrete(3)  # 0: too low, 1: too high, 2: no guess yet
+    observation_space = spaces.Discrete(3)  # 0: not too high (low or a hit), 1: too high, 2: start
     action_space = spaces.Discrete(10)
 
     def reset(self, *, seed=None, options=None):
