@@ -254,6 +254,11 @@ def run(settings: dict[str, Any], console: Console) -> list[dict[str, Any]]:
     for factory in factories:
         specs = _plan(settings, factory, console)
         todo = sum(s.trial_id not in results for s in specs)
+        if todo < len(specs):
+            console.print(
+                f"{factory.name}: {len(specs) - todo} of {len(specs)} trials resumed from "
+                f"{results.path}; {todo} to play."
+            )
         with _progress(console, todo) as progress:
             bar = progress.add_task(factory.name, total=todo)
             records += evaluate(

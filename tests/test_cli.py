@@ -74,7 +74,10 @@ def test_config_outputs_and_resume(tmp_path, capsys):
     assert run.main(argv) == 0  # the same command again: nothing new is played
     assert (out / "results.jsonl").read_text().splitlines() == lines
     assert (out / "summary.md").read_text() == summary
-    assert "48 trials" in capsys.readouterr().out and "48 trials" in first
+    second = capsys.readouterr().out
+    assert "48 trials" in second and "48 trials" in first
+    assert "resumed" not in first
+    assert "random-legal: 24 of 24 trials resumed" in second and "0 to play" in second
 
 
 @pytest.mark.parametrize(

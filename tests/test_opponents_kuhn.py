@@ -132,3 +132,9 @@ def test_cfr_refuses_games_it_cannot_solve():
         equilibrium_policy(KUHN, algorithm="dcfr")
     with pytest.raises(ValueError, match="has no information state"):
         make_opponent("cfr", KUHN).action_probabilities(SeatView(KUHN, 0, (0, 1), "9x"))
+
+
+def test_equilibrium_policy_takes_a_game_name_too():
+    from mage_envs.opponents.cfr import equilibrium_policy
+
+    assert equilibrium_policy("kuhn_poker") == equilibrium_policy(pyspiel.load_game("kuhn_poker"))

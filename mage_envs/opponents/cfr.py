@@ -84,12 +84,13 @@ def check_solvable(game: pyspiel.Game) -> None:
 
 
 def equilibrium_policy(
-    game: pyspiel.Game, iterations: int = 1000, algorithm: str = "cfr"
+    game: pyspiel.Game | str, iterations: int = 1000, algorithm: str = "cfr"
 ) -> PolicyTable:
     """Return the average policy of ``iterations`` iterations of CFR on ``game``, cached.
 
     Args:
-        game: A two-player zero-sum OpenSpiel game (``kuhn_poker``, ``leduc_poker``, ...).
+        game: A two-player zero-sum OpenSpiel game, loaded or by name (``"kuhn_poker"``,
+            ``"leduc_poker"``, ...).
         iterations: Solver iterations (MAGE used 1000 for Kuhn poker).
         algorithm: ``"cfr"`` (vanilla, as MAGE) or ``"cfr+"`` (faster convergence).
 
@@ -104,6 +105,8 @@ def equilibrium_policy(
     """
     if algorithm not in _SOLVERS:
         raise ValueError(f"algorithm must be one of {sorted(_SOLVERS)}, not {algorithm!r}.")
+    if isinstance(game, str):
+        game = pyspiel.load_game(game)
     if int(iterations) < 1:
         raise ValueError(f"iterations must be >= 1, not {iterations}.")
     check_solvable(game)
