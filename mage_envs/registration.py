@@ -1,10 +1,11 @@
-"""Registers the suite's env ids with Gymnasium (done once, on ``import mage_envs``)."""
+"""Registers the suite's env ids with Gymnasium and PettingZoo (once, on ``import mage_envs``)."""
 
 from __future__ import annotations
 
 import gymnasium as gym
+import pettingzoo
 
-__all__ = ["ENV_IDS", "register_envs"]
+__all__ = ["ENV_IDS", "AEC_ENV_IDS", "register_envs"]
 
 ENV_IDS: dict[str, str] = {
     "mage/KuhnPoker-v0": "mage_envs.games.kuhn_poker:KuhnPokerEnv",
@@ -19,9 +20,19 @@ ENV_IDS: dict[str, str] = {
 }
 """Every id the suite registers, with its entry point."""
 
+AEC_ENV_IDS: dict[str, str] = {
+    "mage/kuhn_poker-v0": "mage_envs.pettingzoo.kuhn_poker_v0:env",
+    "mage/tic_tac_toe-v0": "mage_envs.pettingzoo.tic_tac_toe_v0:env",
+}
+"""The PettingZoo AEC envs, for ``pettingzoo.make("aec", id)`` (PettingZoo 1.27 and later)."""
+
 
 def register_envs() -> None:
     """Register every id in :data:`ENV_IDS` that Gymnasium does not know yet."""
     for env_id, entry_point in ENV_IDS.items():
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=entry_point)
+    if hasattr(pettingzoo, "aec_registry"):  # PettingZoo's registry arrived in 1.27
+        for env_id, entry_point in AEC_ENV_IDS.items():
+            if env_id not in pettingzoo.aec_registry:
+                pettingzoo.register("aec", env_id, entry_point)

@@ -80,3 +80,13 @@ def test_pettingzoo_state_method_is_not_shadowed():
     env.reset(seed=0)
     assert type(env).state is AECEnv.state  # PettingZoo's global-state method, not a pyspiel state
     assert env.openspiel_state.history()[:2] != []
+
+
+@pytest.mark.parametrize("env_id", ["mage/kuhn_poker-v0", "mage/tic_tac_toe-v0"])
+def test_registered_with_pettingzoo_make(env_id):
+    import pettingzoo
+
+    import mage_envs
+
+    assert env_id in mage_envs.registration.AEC_ENV_IDS
+    api_test(pettingzoo.make("aec", env_id), num_cycles=100)
