@@ -18,7 +18,7 @@ import pyspiel
 
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
 from mage_envs.parsing import parse_action
-from mage_envs.text_game import Move, TextGame, fit_text, text_space
+from mage_envs.text_game import Move, TextGame, fit_text, render_text, text_space
 
 __all__ = ["OpenSpielTextEnv", "SEATS"]
 
@@ -133,11 +133,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
 
     def render(self) -> str | None:
         """Return (``ansi``) or print (``human``) the learner's current text."""
-        if self.render_mode == "ansi":
-            return self._text
-        if self.render_mode == "human":
-            print(self._text)
-        return None
+        return render_text(self._text, self.render_mode)
 
     @property
     def state(self) -> pyspiel.State | None:

@@ -65,6 +65,19 @@ def text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
     return spaces.Text(max_length=max_length, charset=TEXT_CHARSET)
 
 
+def render_text(text: str, render_mode: str | None) -> str | None:
+    """Render a text env's current text: returned for ``"ansi"``, printed for ``"human"``.
+
+    Example:
+        >>> render_text("Legal moves: bet.", "ansi")
+        'Legal moves: bet.'
+    """
+    if render_mode == "human":
+        print(text)
+        return None
+    return text if render_mode == "ansi" else None
+
+
 def plain_ascii(text: str) -> str:
     r"""Drop terminal colour codes and draw box-drawing lines with ``-``, ``|`` and ``+``.
 

@@ -23,7 +23,7 @@ from pettingzoo import AECEnv
 
 from mage_envs.openspiel_env import sample_chance
 from mage_envs.parsing import parse_action
-from mage_envs.text_game import Move, TextGame
+from mage_envs.text_game import Move, TextGame, render_text
 
 __all__ = ["OpenSpielAECEnv"]
 
@@ -134,10 +134,7 @@ class OpenSpielAECEnv(AECEnv):
     def render(self) -> str | None:
         """Return (``ansi``) or print (``human``) the selected agent's text."""
         text = self.infos[self.agent_selection]["text"] if self.agents else ""
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text if self.render_mode == "ansi" else None
+        return render_text(text, self.render_mode)
 
     def close(self) -> None:
         """Nothing to release."""

@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium as gym
 
-from mage_envs.text_game import fit_text, text_space
+from mage_envs.text_game import fit_text, render_text, text_space
 
 __all__ = ["TextPuzzleEnv"]
 
@@ -46,11 +46,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
 
     def render(self) -> str | None:
         """Return (``ansi``) or print (``human``) the current observation text."""
-        if self.render_mode == "ansi":
-            return self._text
-        if self.render_mode == "human":
-            print(self._text)
-        return None
+        return render_text(self._text, self.render_mode)
 
     def _start(self, seed: int | None) -> int:
         """Seed, clear the turn count, and return the level seed (the reset seed when given)."""
