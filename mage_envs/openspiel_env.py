@@ -187,16 +187,14 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             feedback += f" {self.max_invalid_actions} invalid moves in a row: the game is stopped."
         obs = self._observe(prefix=feedback + "\n\n")
         info = self._info(invalid=True)
-        penalty = -self.invalid_action_penalty if self.invalid_action_penalty else 0.0  # not -0.0
-        return obs, penalty, False, truncated, info
+        return obs, -self.invalid_action_penalty or 0.0, False, truncated, info  # never -0.0
 
     def _observe(self, prefix: str = "") -> str:
         state, player = self._state, self._player
+        body = self.text_game.observation_text(state, player)
         if self._done:
-            body = self.text_game.observation_text(state, player)
             body += "\n" + self.text_game.outcome_text(state, player)
         else:
-            body = self.text_game.observation_text(state, player)
             body += "\nLegal moves: " + ", ".join(self._names) + "."
         self._text = fit_text(prefix + body)
         return self._text
