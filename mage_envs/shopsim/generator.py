@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 from mage_envs.shopsim.kinds import KINDS, ProductKind
@@ -132,9 +133,10 @@ def generate_shop(seed: int = 0, num_products: int = 500, instructions_per_produ
             attrs = rng.sample(kind.attributes, 3)
             title = _title(rng.choice(brands), rng.choice(kind.modifiers), kind, attrs)
             asin = "B0" + "".join(rng.choices("ABCDEFGHJKLMNPQRSTUVWXYZ0123456789", k=8))
-            if frozenset(title.lower().split()) not in titles and asin not in asins:
+            words = frozenset(re.findall(r"\w+", title.lower()))
+            if words not in titles and asin not in asins:
                 break
-        titles.add(frozenset(title.lower().split()))
+        titles.add(words)
         asins.add(asin)
         record = _record(asin, title, kind, rng, attrs)
         records.append(record)
