@@ -108,3 +108,33 @@ def test_same_task_trials_replay_the_goal_and_pass_at_k():
     assert len(set(instructions)) == 1 and len(instructions) == 3
     assert info["trial"]["successes"] == [False, False, True]
     assert info["trial"]["pass_at_k"] == [0.0, 0.0, 1.0]
+
+
+@pytest.mark.parametrize("config", ["lamer_webshop", "mage_webshop"])
+def test_webshop_configs_run_on_the_generated_shop(config, tmp_path, capsys, monkeypatch):
+    from baselines import run
+
+    monkeypatch.delenv("MAGE_WEBSHOP_DATA", raising=False)
+    settings = run.load_settings(["--config", config])
+    assert settings["env_kwargs"]["mage/WebShop-v0"] == {
+        "catalogue": "small",
+        "goals": "synthetic",
+        "split": "test",
+    }
+    assert settings["env_kwargs"]["*"]["max_steps"] == 12 and settings["tasks"] == 128
+    argv = ["--config", config, "--tasks", "2", "--out", str(tmp_path), "--no-plots"]
+    assert run.main(argv + ["--env", "mage/ShopSim-v0"]) == 0
+    assert "mage/ShopSim-v0" in capsys.readouterr().out
+    assert run.main(argv) == 2  # no data: WebShop is skipped with the files named
+    assert "items_shuffle_1000.json" in capsys.readouterr().out
+
+
+def test_webshop_config_plays_real_format_files(tmp_path, capsys, monkeypatch):
+    from baselines import run
+
+    monkeypatch.setenv("MAGE_WEBSHOP_DATA", str(write_shop_files(tmp_path / "data", 1, 60)))
+    # the generated files carry human instructions only: play those, on every goal
+    argv = ["--config", "lamer_webshop", "--tasks", "3", "--no-plots"]
+    argv += ["--env-kwargs", '{"goals": "human", "split": "all"}']
+    assert run.main(argv) == 0
+    assert "mage/WebShop-v0" in capsys.readouterr().out
