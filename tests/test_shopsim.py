@@ -42,7 +42,8 @@ def test_a_random_purchase_is_rarely_perfect():
 
 
 def test_out_of_domain_goals_come_from_held_out_categories_of_the_same_shop():
-    inside, outside = gym.make("mage/ShopSim-v0").unwrapped, gym.make("mage/ShopSimOOD-v0").unwrapped
+    inside = gym.make("mage/ShopSim-v0").unwrapped
+    outside = gym.make("mage/ShopSimOOD-v0").unwrapped
     assert {g.category for g in inside.goals} == set(IN_DOMAIN_CATEGORIES)
     assert {g.category for g in outside.goals} == set(HELD_OUT_CATEGORIES)
     assert inside.catalogue is outside.catalogue  # one shop, searched for new kinds of request

@@ -167,8 +167,7 @@ def test_pages_follow_the_text_protocol(data):
     assert "$15.0 to $30.0" in page and "$24.99" in page
     obs, *_, info = env.step(f"click[{SHIRT.lower()}]")
     assert (
-        "< Prev [SEP] color [SEP] navy blue [SEP] white [SEP] size [SEP] small [SEP] medium"
-        in obs
+        "< Prev [SEP] color [SEP] navy blue [SEP] white [SEP] size [SEP] small [SEP] medium" in obs
     )
     assert "Price: $24.99 [SEP] Rating: N.A. [SEP] Description [SEP] Features [SEP] Reviews" in obs
     assert "Selected options: none yet." in obs
