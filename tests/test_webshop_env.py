@@ -37,7 +37,7 @@ PRODUCTS = [
         "pricing": "$15.00 - $30.00",
         "small_description": "Polyester blend",
         "full_description": "Slim fit.",
-        "customization_options": {"Size": [{"value": "M/L"}]},
+        "customization_options": {"Size": [{"value": "M/L"}, {"value": "[2 Pack] Café"}]},
         "images": ["x.jpg"],
     },
     {
@@ -109,7 +109,8 @@ def test_loading_follows_webshop(data):
     assert [p.asin for p in products] == [SHIRT, "B000000002", "B000000003"]
     shirt, slim, tea = products
     assert shirt.options == {"color": ("navy blue", "white"), "size": ("small", "medium", "large")}
-    assert slim.options == {"size": ("m | l",)} and slim.bullets == ("Polyester blend",)
+    assert slim.options == {"size": ("m | l", "[2 pack] café")}
+    assert slim.bullets == ("Polyester blend",)
     assert slim.attributes == ("DUMMY_ATTR",) and shirt.query == "men dress shirts"
     assert tea.price_tag == "$100.0" and shop.catalogue.prices[tea.asin] == 100.0
     assert 15.0 <= shop.catalogue.prices[slim.asin] <= 30.0
@@ -184,6 +185,18 @@ def test_pages_follow_the_text_protocol(data):
     assert "Page 2 (Total results: 2) [SEP] < Prev [SEP] Next >" in obs
     obs, *_, info = env.step("click[back to search]")
     assert info["page"] == "search"
+
+
+def test_values_with_brackets_and_non_ascii_are_clicked_as_shown(data):
+    env = make(data)
+    env.reset(seed=0)
+    env.step("search[slim fit]")
+    obs, *_, info = env.step("click[b000000002]")
+    assert "[2 pack] caf?" in obs and "click[[2 pack] caf?]" in info["legal_actions"]
+    for move in ["click[[2 pack] caf?]", "I pick CLICK[ [2 Pack]  Café ] now"]:
+        obs, reward, terminated, truncated, info = env.step(move)
+        assert not info["invalid_action"]
+        assert info["selected_options"] == {"size": "[2 pack] café"}
 
 
 def test_invalid_moves_give_feedback_and_change_nothing(data):

@@ -13,10 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from mage_envs.text_game import fit_text
 from mage_envs.webshop.catalogue import Catalogue
 from mage_envs.webshop.reward import Goal, Reward, purchase_reward
 
-__all__ = ["ShopSession", "parse_shop_action", "RESULTS_PER_PAGE", "BUTTONS"]
+__all__ = ["ShopSession", "parse_shop_action", "shown_name", "RESULTS_PER_PAGE", "BUTTONS"]
 
 RESULTS_PER_PAGE = 10
 """Products shown per results page (WebShop's ``PRODUCT_WINDOW``)."""
@@ -27,25 +28,44 @@ BUTTONS = (BACK, NEXT, PREV, BUY, *SUB_PAGES)
 """Every button one can click (lower-case), besides product ids and option values."""
 
 SEP = " [SEP] "
-_ACTION = re.compile(r"\b(search|click)\s*\[([^\[\]]*)\]", re.IGNORECASE)
+_MOVE_START = re.compile(r"\b(search|click)\s*\[", re.IGNORECASE)
+
+
+def shown_name(name: str) -> str:
+    """Return a clickable's name as the page shows it and a move names it.
+
+    Lower-case, ASCII (as every observation), runs of spaces as one.
+
+    Example:
+        >>> shown_name("  Navy   Blue "), shown_name("18\u2033 x 18\u2033")
+        ('navy blue', '18" x 18"')
+    """
+    return " ".join(fit_text(name).lower().split())
 
 
 def parse_shop_action(text: str) -> tuple[str, str] | None:
     """Return ``(verb, argument)`` of the last ``search[...]`` or ``click[...]`` in ``text``.
 
-    The argument is lower-cased and stripped; ``None`` when the text holds no such move.
+    The argument runs to the last ``]`` after the move's ``[`` (so an option value may hold
+    brackets) and is given as :func:`shown_name` writes it; ``None`` when the text holds no move.
 
     Example:
         >>> parse_shop_action("I will look at it. click[B07XYZ1234]")
         ('click', 'b07xyz1234')
+        >>> parse_shop_action("click[[2 Pack] Blue] is the one")
+        ('click', '[2 pack] blue')
         >>> parse_shop_action("buy it") is None
         True
     """
-    found = _ACTION.findall(str(text))
-    if not found:
+    text = str(text)
+    starts = list(_MOVE_START.finditer(text))
+    if not starts:
         return None
-    verb, argument = found[-1]
-    return verb.lower(), " ".join(argument.lower().split())
+    move = starts[-1]
+    end = text.rfind("]", move.end())
+    if end < 0:
+        return None
+    return move.group(1).lower(), shown_name(text[move.end() : end])
 
 
 @dataclass
@@ -108,9 +128,10 @@ class ShopSession:
                 return "search[...] needs keywords, e.g. search[red running shoes]."
             self._search(argument)
             return ""
-        if argument not in self.clickables():
+        by_name = {shown_name(c): c for c in reversed(self.clickables())}  # the first one wins
+        if argument not in by_name:
             return f'"{argument}" cannot be clicked on this page.'
-        self._click(argument)
+        self._click(by_name[argument])
         return ""
 
     def _product(self):

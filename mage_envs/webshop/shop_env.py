@@ -15,7 +15,7 @@ from typing import Any
 from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
 from mage_envs.webshop.catalogue import Catalogue
 from mage_envs.webshop.reward import Goal
-from mage_envs.webshop.session import ShopSession
+from mage_envs.webshop.session import ShopSession, shown_name
 
 __all__ = ["ShopEnv", "REWARD_MODES"]
 
@@ -128,7 +128,7 @@ class ShopEnv(TextPuzzleEnv):
         if selection:
             lines.append(selection)
         if not self._over:
-            clicks = ", ".join(f"click[{c}]" for c in session.clickables())
+            clicks = ", ".join(f"click[{shown_name(c)}]" for c in session.clickables())
             lines.append(f"Available actions: search[<keywords>]{', ' + clicks if clicks else ''}")
             lines.append(f"Step {self._turn + 1} of {self.max_steps}.")
         return "\n".join(lines)
@@ -139,9 +139,9 @@ class ShopEnv(TextPuzzleEnv):
         if self._over:
             legal = []
         elif session.page == "search":
-            legal = [f"search[{session.goal.instruction.lower()}]"]
+            legal = [f"search[{shown_name(session.goal.instruction)}]"]
         else:
-            legal = [f"click[{c}]" for c in clickables]
+            legal = list(dict.fromkeys(f"click[{shown_name(c)}]" for c in clickables))
         result = session.reward
         info = {
             "legal_actions": legal,
