@@ -3,16 +3,17 @@
 WebShop tags the goal's and the purchased product's titles with spaCy's ``en_core_web_sm`` and
 keeps the words tagged NOUN or PROPN. That model is a separate download, so here the nouns of a
 title are its *content words*: lower-cased alphabetic words of two letters or more that are not
-function words (articles, pronouns, prepositions, conjunctions, auxiliaries), not numbers or
-measures, not adverbs (``-ly``) and not among the adjectives and participles common in product
-titles (a fixed list below, plus the suffixes ``-able``, ``-ible``, ``-ful``, ``-ous``, ``-less``).
+function words (articles, pronouns, prepositions, conjunctions, auxiliaries), not numbers (digits
+never form a word), not adverbs (``-ly``) and not among the adjectives and participles common in
+product titles (a fixed list below, plus the suffixes ``-able``, ``-ible``, ``-ful``, ``-ous``,
+``-less``).
 
 How that changes the type term: product titles are mostly noun phrases, and spaCy tags most of
-their capitalised words PROPN, so both sets are close. Ours keeps some adjectives spaCy would
-drop (colours, materials: "leather", "cotton", which spaCy itself often tags NOUN) and drops the
-adjectives in the list even where spaCy calls them PROPN. The title score is a share of the goal
-title's nouns, so an extra word on the goal side lowers it a little and a missing one raises it;
-the thresholds (0.1, 0.2) act on the same share as before.
+their capitalised words PROPN, so both sets are close. Ours keeps some modifiers spaCy would
+drop (colours, materials such as "leather") and drops the listed adjectives and suffixed words
+even where spaCy calls them PROPN or NOUN ("family" ends in -ly). The title score is a share of
+the goal title's nouns, so an extra word on the goal side lowers it a little and a missing one
+raises it; the thresholds (0.1, 0.2) act on the same share as before.
 """
 
 from __future__ import annotations
