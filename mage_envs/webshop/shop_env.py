@@ -109,7 +109,7 @@ class ShopEnv(TextPuzzleEnv):
             reward,
             terminated,
             truncated,
-            (self._info(bool(problem))),
+            self._info(bool(problem)),
         )
 
     def _purchase_reward(self) -> float:
