@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pettingzoo
 
-__all__ = ["ENV_IDS", "AEC_ENV_IDS", "register_envs"]
+__all__ = ["ENV_IDS", "DATA_ENV_IDS", "AEC_ENV_IDS", "register_envs"]
 
 ENV_IDS: dict[str, str] = {
     "mage/KuhnPoker-v0": "mage_envs.games.kuhn_poker:KuhnPokerEnv",
@@ -17,8 +17,16 @@ ENV_IDS: dict[str, str] = {
     "mage/Minesweeper-v0": "mage_envs.puzzles.minesweeper_env:MinesweeperEnv",
     "mage/MinesweeperMoreMines-v0": "mage_envs.puzzles.minesweeper_env:MinesweeperMoreMinesEnv",
     "mage/MinesweeperLarge-v0": "mage_envs.puzzles.minesweeper_env:MinesweeperLargeEnv",
+    "mage/ShopSim-v0": "mage_envs.shopsim.env:ShopSimEnv",
+    "mage/ShopSimOOD-v0": "mage_envs.shopsim.env:ShopSimOODEnv",
 }
-"""Every id the suite registers, with its entry point."""
+"""Every id the suite registers that runs as it is, with its entry point."""
+
+DATA_ENV_IDS: dict[str, str] = {
+    "mage/WebShop-v0": "mage_envs.webshop.env:WebShopEnv",
+}
+"""Registered ids that need data files the user downloads (``gym.make`` without them raises an
+error that names the files); left out of :data:`ENV_IDS`, so the default run skips them."""
 
 AEC_ENV_IDS: dict[str, str] = {
     "mage/kuhn_poker-v0": "mage_envs.pettingzoo.kuhn_poker_v0:env",
@@ -28,8 +36,8 @@ AEC_ENV_IDS: dict[str, str] = {
 
 
 def register_envs() -> None:
-    """Register every id in :data:`ENV_IDS` that Gymnasium does not know yet."""
-    for env_id, entry_point in ENV_IDS.items():
+    """Register every id in :data:`ENV_IDS` and :data:`DATA_ENV_IDS` not known to Gymnasium."""
+    for env_id, entry_point in {**ENV_IDS, **DATA_ENV_IDS}.items():
         if env_id not in gym.registry:
             gym.register(id=env_id, entry_point=entry_point)
     if hasattr(pettingzoo, "aec_registry"):  # PettingZoo's registry arrived in 1.27

@@ -12,6 +12,7 @@ BENCHMARKS = {
     "generation": "baselines.bench.generation",
     "opponents": "baselines.bench.opponents",
     "wrapper": "baselines.bench.wrapper",
+    "webshop": "baselines.bench.webshop",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
 

@@ -1,0 +1,1 @@
+"""ShopSim: a generated shop with WebShop's protocol and reward, needing no download."""
