@@ -8,15 +8,15 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
+from mage_envs.meta.config import TrialConfig
+from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.wrapper import MetaEpisodeWrapper
 
 __all__ = ["make_trial"]
 
 _ENV_RULES = ("invalid_action_penalty", "max_invalid_actions")
 
-_WRAPPER_ARGS = frozenset(inspect.signature(MetaEpisodeWrapper.__init__).parameters) - {
-    "self",
-    "env",
+_WRAPPER_ARGS = (TrialConfig.field_names() | TextConversion.field_names() | {"config"}) - {
     "learner",
     "opponents",
 }
