@@ -93,7 +93,7 @@ class TrialConfig:
                 raise ValueError(f"{name} must be an int >= {lowest}, not {value!r}.")
             object.__setattr__(self, name, int(value))
         if self.memory not in MEMORY_MODES:
-            raise ValueError(f"memory must be one of {MEMORY_MODES}, not {self.memory!r}.")
+            raise ValueError(f"memory must be one of {tuple(MEMORY_MODES)}, not {self.memory!r}.")
         if self.seat_rotation not in SEAT_ROTATIONS:
             raise ValueError(
                 f"seat_rotation must be one of {SEAT_ROTATIONS}, not {self.seat_rotation!r}."

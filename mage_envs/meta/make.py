@@ -40,7 +40,8 @@ def make_trial(env_id: str, num_episodes: int = 3, **kwargs: Any) -> MetaEpisode
     wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_ARGS}
     env = gym.make(env_id, **kwargs)
     # The suite's text envs apply their own invalid-answer rules: these settings are theirs.
-    creator = load_env_creator(env.spec.entry_point)
+    entry = env.spec.entry_point  # a "module:attr" string, or the creator itself
+    creator = entry if callable(entry) else load_env_creator(entry)
     taken = [k for k in _ENV_RULES if k in wrapper_kwargs and _takes(creator, k)]
     own = {k: wrapper_kwargs.pop(k) for k in taken}
     if own:
