@@ -206,7 +206,7 @@ def test_invalid_moves_give_feedback_and_change_nothing(data):
         before = info
         obs, reward, terminated, truncated, info = env.step(move)
         assert info["invalid_action"] and reward == -1.0 and not terminated
-        assert obs.startswith("Invalid action: ") and "Nothing changed." in obs.splitlines()[0]
+        assert obs.startswith("Invalid move: ") and "Nothing changed." in obs.splitlines()[0]
         assert info["legal_actions"] == before["legal_actions"] and info["page"] == "search"
 
 

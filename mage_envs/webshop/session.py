@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from mage_envs.text_game import fit_text
+from mage_envs.text import fit_text
 from mage_envs.webshop.catalogue import Catalogue
 from mage_envs.webshop.reward import Goal, Reward, purchase_reward
 

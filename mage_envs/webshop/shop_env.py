@@ -98,8 +98,8 @@ class ShopEnv(TextPuzzleEnv):
         terminated = self.session.done
         truncated = self._out_of_turns(terminated)
         if problem:
-            feedback = f"Invalid action: {problem} Nothing changed."
-            reward = -self.invalid_action_penalty or 0.0
+            feedback = self.invalid_rule.feedback(f"{problem} Nothing changed.")
+            reward = self.invalid_rule.reward
         else:
             feedback, reward = "", self._purchase_reward()
         if truncated:
