@@ -31,7 +31,9 @@ from mage_envs.meta.memory import (
     render_steps,
     shown_action,
 )
+from mage_envs.meta.page import PageStep, play_page, reflection_page
 from mage_envs.meta.pettingzoo_env import PettingZooTextEnv
+from mage_envs.meta.presets import template_preset
 from mage_envs.meta.settings import SEAT_ROTATIONS, check_settings
 from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates, check_templates
 from mage_envs.meta.text_adapter import TextAdapter, TextWrapper, fit_text, text_space
@@ -123,7 +125,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             within a trial, starting seat drawn from the seed) or ``"trial"`` (one seat per trial,
             drawn from the seed; MAGE mixed seats across trials in tic-tac-toe).
         success_fn: ``f(episode_return, final_info) -> bool`` (default :func:`default_success`).
-        templates: The text templates (default :data:`~mage_envs.meta.templates.DEFAULT_TEMPLATES`).
+        templates: The text templates (default :data:`~mage_envs.meta.templates.DEFAULT_TEMPLATES`),
+            or a preset name: ``"lamer"`` / ``"mage"`` (the published prompts of the env, see
+            :mod:`mage_envs.meta.presets`) or ``"default"``.
         reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
         adapter: A :class:`~mage_envs.meta.TextAdapter` for non-text envs (default: built from
             the spaces, with known action names).
@@ -160,7 +164,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         history_steps: int = 0,
         seat_rotation: str | None = None,
         success_fn: Callable[[float, dict[str, Any]], bool] | None = None,
-        templates: Templates = DEFAULT_TEMPLATES,
+        templates: Templates | str = DEFAULT_TEMPLATES,
         reflection_prompt: str | None = None,
         adapter: TextAdapter | None = None,
         invalid_action_penalty: float | None = None,
@@ -190,11 +194,15 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         self.history_steps = int(history_steps)
         self.seat_rotation = seat_rotation
         self.success_fn = success_fn or default_success
+        if isinstance(templates, str):
+            templates = template_preset(templates, inner)
         if reflection_prompt is not None:
             templates = Templates(**{**templates.__dict__, "reflection_prompt": reflection_prompt})
         check_templates(templates)
         # Templates are cleaned once, so composed observations need no per-step charset scan.
-        self.templates = Templates(**{k: fit_text(v) for k, v in vars(templates).items()})
+        self.templates = Templates(
+            **{k: fit_text(v) if isinstance(v, str) else v for k, v in vars(templates).items()}
+        )
         self.pass_options = _accepts_options(inner) if pass_options is None else bool(pass_options)
         if seat_rotation is not None and not self.pass_options:
             raise ValueError(
@@ -232,6 +240,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         self._seats = self._draw_seats()
         self._user_options = dict(options or {})
         self._records: list[EpisodeRecord] = []
+        self._page_histories: list[list[PageStep]] = []
         self._reflections: list[str] = []
         self._invalid = 0
         self._first_observation = None
@@ -243,9 +252,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         if self._phase == "done":
             raise RuntimeError("The trial is over (or never started): call reset().")
         if self._phase == "reflect":
-            answer = extract_reflection(
-                action, self.templates.reflection_tag, self.max_reflection_chars
-            )
+            t = self.templates
+            keep = t.reflection_without_tag == "keep"
+            answer = extract_reflection(action, t.reflection_tag, self.max_reflection_chars, keep)
             self._reflections.append(answer)
             obs, info = self._start_episode(len(self._records))
             return obs, 0.0, False, False, info
@@ -261,12 +270,15 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         record.episode_return += reward
         self._invalid += int(bool(inner_info.get("invalid_action", False)))
         self._inner_obs, self._inner_info = fit_text(obs), inner_info
+        if self.templates.page is not None:
+            self._record_page_step(action)
         index = len(self._records)
         if not (terminated or truncated):
             return self._play_observation(), reward, False, False, self._info(index, "play")
         record.final_observation = self._inner_obs
         record.success = bool(self.success_fn(record.episode_return, inner_info))
         self._records.append(record)
+        self._page_histories.append(self._page_steps)
         info = self._info(index, "play")
         info.update(
             episode_return=record.episode_return,
@@ -305,6 +317,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             opponent=_as_name(inner_info.get("opponent")), seat=_as_name(inner_info.get("seat"))
         )
         self._phase = "play"
+        self._page_steps: list[PageStep] = []
+        if self.templates.page is not None:
+            self._page_initial = self._page_observation()
         # Fixed for the whole episode: rendered once, not at every step.
         self._header = self.templates.attempt.format(
             attempt=index + 1, num_episodes=self.num_episodes
@@ -362,7 +377,31 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         info.update(phase=phase, episode_index=index, step_in_episode=len(self._current.steps))
         return info
 
+    def _page_observation(self) -> str:
+        page = self.templates.page
+        return fit_text(page.observation(self._inner_obs, self._inner_info, self.env.unwrapped))
+
+    def _record_page_step(self, action: str) -> None:
+        page = self.templates.page
+        shown = fit_text(page.action(action, self._inner_info, self.env.unwrapped))
+        self._page_steps.append((shown, self._page_observation()))
+
+    def _page_facts(self) -> dict[str, Any]:
+        return self.templates.page.facts(self.env.unwrapped, self._inner_info)
+
     def _play_observation(self) -> str:
+        if self.templates.page is not None:
+            text = play_page(
+                self.templates.page,
+                self.memory,
+                self._page_initial,
+                self._page_histories,
+                [r.success for r in self._records],
+                self._reflections,
+                self._page_steps,
+                self._page_facts(),
+            )
+            return self._fit("", "", fit_text(text))
         t, header, memory = self.templates, self._header, self._memory_text
         recent = ""
         steps = self._current.steps[-self.history_steps :] if self.history_steps else []
@@ -376,6 +415,17 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
 
     def _reflection_observation(self) -> str:
         t, record = self.templates, self._records[-1]
+        if t.page is not None:
+            index = len(self._records) - 1
+            text = reflection_page(
+                t.page,
+                index,
+                self._page_initial,
+                self._page_histories[index],
+                record.success,
+                self._page_facts(),
+            )
+            return self._fit("", "", fit_text(text))
         trajectory = "\n".join(
             p
             for p in (
