@@ -149,3 +149,25 @@ def test_preset_names_are_checked():
     with pytest.raises(ValueError, match="one of"):
         template_preset("bogus", gym.make("mage/Sokoban-v0"))
     assert template_preset("default", None).page is None
+
+
+def test_paper_trial_settings_stop_at_the_first_win_and_match_the_configs():
+    import yaml
+
+    from baselines.settings import CONFIG_DIR
+    from mage_envs.meta.presets import PAPER_TRIAL_SETTINGS
+
+    settings = PAPER_TRIAL_SETTINGS["lamer"]
+    env = mage_envs.make_trial("mage/Sokoban-v0", **settings)
+    env.reset(seed=0, options={"level": LEVEL})
+    obs, reward, terminated, truncated, info = env.step("<action>right, right, right</action>")
+    assert terminated and info["episode_success"]  # no reflection, no attempt 2
+    assert info["trial"]["pass_at_k"] == [True, True, True]
+    assert len(info["trial"]["returns"]) == 1
+    configs = ["lamer_sokoban", "lamer_minesweeper", "mage_kuhn", "mage_tictactoe"]
+    for name in configs:
+        paper = name.split("_")[0]
+        config = yaml.safe_load((CONFIG_DIR / f"{name}.yaml").read_text())
+        expected = {k: v for k, v in PAPER_TRIAL_SETTINGS[paper].items() if k != "num_episodes"}
+        assert {k: config["trial"][k] for k in expected} == expected
+        assert config["episodes"] == 3

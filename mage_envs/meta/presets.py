@@ -25,13 +25,33 @@ from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates
 from mage_envs.puzzles.minesweeper_text import parse_cell_move
 from mage_envs.puzzles.sokoban_text import parse_moves
 
-__all__ = ["PRESET_NAMES", "template_preset", "preset_templates"]
+__all__ = ["PRESET_NAMES", "PAPER_TRIAL_SETTINGS", "template_preset", "preset_templates"]
 
 PROMPT_DIR = Path(__file__).parent / "prompts"
 """The published wording, one TOML file per paper and env."""
 
 PRESET_NAMES = ("default", "lamer", "mage")
 """Names ``templates=`` accepts."""
+
+_PAPER_TRIAL = {
+    "num_episodes": 3,
+    "same_task": True,
+    "stop_on_success": True,
+    "reflection": True,
+    "memory": "reflection_only",
+    "max_reflection_chars": 2000,
+}
+PAPER_TRIAL_SETTINGS: dict[str, dict[str, Any]] = {
+    "lamer": {**_PAPER_TRIAL, "templates": "lamer"},
+    "mage": {**_PAPER_TRIAL, "templates": "mage"},
+}
+"""The trial settings of LaMer's and MAGE's rollouts, in training and evaluation alike.
+
+``mage_envs.make_trial(env_id, **PAPER_TRIAL_SETTINGS["lamer"])``: 3 attempts at the same task,
+a reflection between them (cut at 2000 characters, reflections only in memory), the papers'
+prompts, and the trial stops at the first win: both papers' rollout loops mark a won trial done
+before the next reflection and restart, when they train as when they evaluate.
+"""
 
 BOX_ON_TARGET = "*"
 """LaMer draws a box on a target as ``√``; observations are ASCII, so we write ``*`` instead."""

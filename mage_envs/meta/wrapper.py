@@ -110,9 +110,11 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         same_task: True (default, as LaMer and MAGE): every episode restarts from the same initial
             state, by replaying the trial's reset seed (same Kuhn deal, same board). False: a new
             seed per episode (fresh task), with the same opponent.
-        stop_on_success: End the trial at the first successful episode. Default False: all N
-            episodes are played, which training needs for cross-episode returns. LaMer's and
-            MAGE's evaluation stopped at the first win; pass@k is the same either way.
+        stop_on_success: End the trial at the first successful episode. LaMer's and MAGE's
+            rollouts stop at the first win in training and in evaluation alike (their
+            ``metarl_rollout_loop``); :data:`~mage_envs.meta.presets.PAPER_TRIAL_SETTINGS` sets
+            it. Default False: all N episodes are played, so that returns after a success
+            (keeping it up) are seen too. pass@k is the same either way.
         reflection: Ask for a reflection after every non-final episode (default True, as LaMer
             and MAGE).
         memory: ``"reflection_only"`` (default, LaMer's format), ``"history_only"`` or
