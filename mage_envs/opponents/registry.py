@@ -3,7 +3,8 @@
 Names: ``random``; Kuhn poker styles (``conservative``, ``aggressive``, ``balanced``,
 ``always-pass``, ``always-bet``); ``cfr`` and ``cfr-argmax`` (any two-player zero-sum game);
 ``mcts-N`` for any N >= 1 (perfect-information games); tic-tac-toe styles (``order-center``,
-``order-corners``, ``order-edges``, ``order-rows``, ``biased-random``, ``perfect``). A name that
+``order-corners``, ``order-edges``, ``order-diagonal``, ``order-anti-diagonal``,
+``order-reversed``, ``order-rows``, ``biased-random``, ``perfect``). A name that
 does not fit the game raises a clear error: there is never a silent fallback to random play.
 """
 
