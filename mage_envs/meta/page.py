@@ -23,6 +23,7 @@ __all__ = [
     "page_memory",
     "play_page",
     "reflection_page",
+    "PageTrial",
 ]
 
 PageStep = tuple[str, str]
@@ -192,3 +193,58 @@ def reflection_page(
     trajectory = current_text(page, index, steps, page.shown_reflect)
     form = page.reflect_solved if solved and page.reflect_solved else page.reflect
     return form.format(**facts, initial_observation=initial, trajectory=trajectory).strip()
+
+
+class PageTrial:
+    """What the pages of one trial show: each attempt's first board and the steps played.
+
+    The wrapper feeds it the inner env's text, info and unwrapped env at every episode start and
+    play step, and asks it for the page to show.
+
+    Args:
+        page: The layout.
+        mode: The wrapper's memory mode.
+    """
+
+    def __init__(self, page: PageTemplates, mode: str) -> None:
+        self.page, self.mode = page, mode
+        self.histories: list[list[PageStep]] = []
+        self.steps: list[PageStep] = []
+        self.initial = ""
+
+    def start(self, text: str, info: dict[str, Any], env: Any) -> None:
+        """A new attempt starts from ``text`` (the first board shown on its pages)."""
+        self.steps = []
+        self.initial = self.page.observation(text, info, env)
+
+    def record(self, answer: object, text: str, info: dict[str, Any], env: Any) -> None:
+        """One play step: the agent's answer and the observation after it."""
+        self.steps.append(
+            (self.page.action(answer, info, env), self.page.observation(text, info, env))
+        )
+
+    def finish(self) -> None:
+        """The current attempt is over: its steps go to memory."""
+        self.histories.append(self.steps)
+
+    def play(
+        self, successes: Sequence[bool], reflections: Sequence[str], info: dict, env: Any
+    ) -> str:
+        """The play page now."""
+        facts = self.page.facts(env, info)
+        return play_page(
+            self.page,
+            self.mode,
+            self.initial,
+            self.histories,
+            successes,
+            reflections,
+            self.steps,
+            facts,
+        )
+
+    def reflection(self, solved: bool, info: dict[str, Any], env: Any) -> str:
+        """The reflection page after the attempt that just ended."""
+        index = len(self.histories) - 1
+        facts = self.page.facts(env, info)
+        return reflection_page(self.page, index, self.initial, self.histories[index], solved, facts)

@@ -31,7 +31,7 @@ from mage_envs.meta.memory import (
     render_steps,
     shown_action,
 )
-from mage_envs.meta.page import PageStep, play_page, reflection_page
+from mage_envs.meta.page import PageTrial
 from mage_envs.meta.pettingzoo_env import PettingZooTextEnv
 from mage_envs.meta.presets import template_preset
 from mage_envs.meta.settings import SEAT_ROTATIONS, check_settings
@@ -242,7 +242,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         self._seats = self._draw_seats()
         self._user_options = dict(options or {})
         self._records: list[EpisodeRecord] = []
-        self._page_histories: list[list[PageStep]] = []
+        page = self.templates.page
+        self._pages = None if page is None else PageTrial(page, self.memory)
         self._reflections: list[str] = []
         self._invalid = 0
         self._first_observation = None
@@ -272,15 +273,16 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         record.episode_return += reward
         self._invalid += int(bool(inner_info.get("invalid_action", False)))
         self._inner_obs, self._inner_info = fit_text(obs), inner_info
-        if self.templates.page is not None:
-            self._record_page_step(action)
+        if self._pages is not None:
+            self._pages.record(action, self._inner_obs, inner_info, self.env.unwrapped)
         index = len(self._records)
         if not (terminated or truncated):
             return self._play_observation(), reward, False, False, self._info(index, "play")
         record.final_observation = self._inner_obs
         record.success = bool(self.success_fn(record.episode_return, inner_info))
         self._records.append(record)
-        self._page_histories.append(self._page_steps)
+        if self._pages is not None:
+            self._pages.finish()
         info = self._info(index, "play")
         info.update(
             episode_return=record.episode_return,
@@ -319,9 +321,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             opponent=_as_name(inner_info.get("opponent")), seat=_as_name(inner_info.get("seat"))
         )
         self._phase = "play"
-        self._page_steps: list[PageStep] = []
-        if self.templates.page is not None:
-            self._page_initial = self._page_observation()
+        if self._pages is not None:
+            self._pages.start(self._inner_obs, self._inner_info, self.env.unwrapped)
         # Fixed for the whole episode: rendered once, not at every step.
         self._header = self.templates.attempt.format(
             attempt=index + 1, num_episodes=self.num_episodes
@@ -379,31 +380,13 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         info.update(phase=phase, episode_index=index, step_in_episode=len(self._current.steps))
         return info
 
-    def _page_observation(self) -> str:
-        page = self.templates.page
-        return fit_text(page.observation(self._inner_obs, self._inner_info, self.env.unwrapped))
-
-    def _record_page_step(self, action: str) -> None:
-        page = self.templates.page
-        shown = fit_text(page.action(action, self._inner_info, self.env.unwrapped))
-        self._page_steps.append((shown, self._page_observation()))
-
-    def _page_facts(self) -> dict[str, Any]:
-        return self.templates.page.facts(self.env.unwrapped, self._inner_info)
-
     def _play_observation(self) -> str:
-        if self.templates.page is not None:
-            text = play_page(
-                self.templates.page,
-                self.memory,
-                self._page_initial,
-                self._page_histories,
-                [r.success for r in self._records],
-                self._reflections,
-                self._page_steps,
-                self._page_facts(),
+        if self._pages is not None:  # a whole-page preset (LaMer's, MAGE's)
+            successes = [r.success for r in self._records]
+            page = self._pages.play(
+                successes, self._reflections, self._inner_info, self.env.unwrapped
             )
-            return self._fit("", "", fit_text(text))
+            return self._fit("", "", fit_text(page))
         t, header, memory = self.templates, self._header, self._memory_text
         recent = ""
         steps = self._current.steps[-self.history_steps :] if self.history_steps else []
@@ -417,17 +400,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
 
     def _reflection_observation(self) -> str:
         t, record = self.templates, self._records[-1]
-        if t.page is not None:
-            index = len(self._records) - 1
-            text = reflection_page(
-                t.page,
-                index,
-                self._page_initial,
-                self._page_histories[index],
-                record.success,
-                self._page_facts(),
-            )
-            return self._fit("", "", fit_text(text))
+        if self._pages is not None:
+            page = self._pages.reflection(record.success, self._inner_info, self.env.unwrapped)
+            return self._fit("", "", fit_text(page))
         trajectory = "\n".join(
             p
             for p in (
