@@ -171,3 +171,16 @@ def test_paper_trial_settings_stop_at_the_first_win_and_match_the_configs():
         expected = {k: v for k, v in PAPER_TRIAL_SETTINGS[paper].items() if k != "num_episodes"}
         assert {k: config["trial"][k] for k in expected} == expected
         assert config["episodes"] == 3
+
+
+def test_lamer_history_memory_lists_the_earlier_actions():
+    env, _ = sokoban_trial(memory="history_and_reflection")
+    for _ in range(7):
+        env.step("<action>left</action>")
+    obs, *_ = env.step("<remark>Push right.</remark>")
+    assert "On trial #1, you take the following actions: \nAction 1: ['still']\n" in obs
+    assert "Observation 5: ...\nAction 6: ['still']\nObservation 6:\n" in obs  # last 2 in full
+    assert (
+        "The task is NOT successfully completed. Your reflection and improved plan is: \n"
+        "Push right.\n\nCurrently you're on trial #2" in obs
+    )
