@@ -125,7 +125,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             the suite's envs already show the game so far; verl-agent shows a few).
         seat_rotation: ``None`` (default: the env's own seat), ``"episode"`` (alternate seats
             within a trial, starting seat drawn from the seed) or ``"trial"`` (one seat per trial,
-            drawn from the seed; MAGE mixed seats across trials in tic-tac-toe).
+            drawn from the seed; MAGE mixed seats in tic-tac-toe training, and evaluated first).
         success_fn: ``f(episode_return, final_info) -> bool`` (default :func:`default_success`).
         templates: The text templates (default :data:`~mage_envs.meta.templates.DEFAULT_TEMPLATES`),
             or a preset name: ``"lamer"`` / ``"mage"`` (the published prompts of the env, see
