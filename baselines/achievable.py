@@ -25,12 +25,12 @@ from dataclasses import replace
 from functools import cache
 from typing import Any
 
+import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
+
 from baselines.summary import Interval, wilson_interval
 
-__all__ = ["EXACT_ENVS", "trial_bound", "task_winnable", "achievable_interval"]
-
-EXACT_ENVS = frozenset({"mage/KuhnPoker-v0"})
-"""Envs whose tasks are small enough to decide winnable by playing every line."""
+__all__ = ["trial_bound", "task_winnable", "achievable_interval"]
 
 MAX_LINES = 256
 """A task with more lines of play than this is left undecided (``None``)."""
@@ -48,9 +48,23 @@ def _kuhn_bound(opponent: str, seat: int) -> float | None:
         return None
 
 
+@cache
+def _plays_kuhn_poker(env_id: str) -> bool:
+    """Whether ``env_id`` is made by :class:`~mage_envs.games.KuhnPokerEnv` (bounds fit it)."""
+    import mage_envs  # noqa: F401  (registers the ids)
+    from mage_envs.games import KuhnPokerEnv
+
+    try:
+        entry = gym.spec(env_id).entry_point
+        creator = entry if callable(entry) else load_env_creator(entry)
+    except (gym.error.Error, ImportError, AttributeError, ValueError):
+        return False
+    return isinstance(creator, type) and issubclass(creator, KuhnPokerEnv)
+
+
 def trial_bound(record: dict[str, Any]) -> float | None:
     """Return the bound on the pass@N of ``record``'s trial, or ``None`` where none is known."""
-    if record.get("env_id") != "mage/KuhnPoker-v0":
+    if not _plays_kuhn_poker(str(record.get("env_id"))):
         return None
     trial = record["trial"]
     if int(trial["num_episodes"]) > 1 and record.get("same_task") is not True:
@@ -70,7 +84,8 @@ def task_winnable(spec: Any) -> bool | None:
     of a ``same_task`` trial replays it), trying every legal action at every decision.
     """
     trial = dict(spec.trial_kwargs or {})
-    if spec.env_id not in EXACT_ENVS or trial.get("seat_rotation") == "episode":
+    # Only Kuhn poker's tasks are small enough to decide by playing every line.
+    if not _plays_kuhn_poker(str(spec.env_id)) or trial.get("seat_rotation") == "episode":
         return None
     if spec.num_episodes > 1 and trial.get("same_task", True) is not True:
         return None

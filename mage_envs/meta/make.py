@@ -8,15 +8,15 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
+from mage_envs.meta.config import TrialConfig
+from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.wrapper import MetaEpisodeWrapper
 
 __all__ = ["make_trial"]
 
 _ENV_RULES = ("invalid_action_penalty", "max_invalid_actions")
 
-_WRAPPER_ARGS = frozenset(inspect.signature(MetaEpisodeWrapper.__init__).parameters) - {
-    "self",
-    "env",
+_WRAPPER_ARGS = (TrialConfig.field_names() | TextConversion.field_names() | {"config"}) - {
     "learner",
     "opponents",
 }
@@ -40,9 +40,23 @@ def make_trial(env_id: str, num_episodes: int = 3, **kwargs: Any) -> MetaEpisode
     wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_ARGS}
     env = gym.make(env_id, **kwargs)
     # The suite's text envs apply their own invalid-answer rules: these settings are theirs.
-    taken = inspect.signature(load_env_creator(env.spec.entry_point)).parameters
-    own = {k: wrapper_kwargs.pop(k) for k in _ENV_RULES if k in wrapper_kwargs and k in taken}
+    entry = env.spec.entry_point  # a "module:attr" string, or the creator itself
+    creator = entry if callable(entry) else load_env_creator(entry)
+    taken = [k for k in _ENV_RULES if k in wrapper_kwargs and _takes(creator, k)]
+    own = {k: wrapper_kwargs.pop(k) for k in taken}
     if own:
         env.close()
         env = gym.make(env_id, **kwargs, **own)
     return MetaEpisodeWrapper(env, num_episodes, **wrapper_kwargs)
+
+
+def _takes(creator: Any, name: str) -> bool:
+    """Whether ``creator`` takes keyword ``name``, following ``**kwargs`` up to the base classes."""
+    inits = [c.__dict__["__init__"] for c in inspect.getmro(creator) if "__init__" in c.__dict__]
+    for function in inits if isinstance(creator, type) else [creator]:
+        parameters = inspect.signature(function).parameters
+        if name in parameters:
+            return True
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return False
+    return False

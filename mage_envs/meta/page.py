@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = [
+    "PAGE_MEMORY_MODES",
     "PageTemplates",
     "PageStep",
     "render_page_steps",
@@ -25,6 +26,9 @@ __all__ = [
     "reflection_page",
     "PageTrial",
 ]
+
+PAGE_MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
+"""The memory modes a page lays out (each has its entry template in :class:`PageTemplates`)."""
 
 PageStep = tuple[str, str]
 """One played step as a page shows it: (the action as the paper's memory wrote it, the
@@ -198,40 +202,39 @@ def reflection_page(
 class PageTrial:
     """What the pages of one trial show: each attempt's first board and the steps played.
 
-    The wrapper feeds it the inner env's text, info and unwrapped env at every episode start and
-    play step, and asks it for the page to show.
+    The wrapper makes one per trial (it is part of the trial's
+    :class:`~mage_envs.meta.state.TrialState`), feeds it the inner env's text and info at every
+    episode start and play step, and asks it for the page to show.
 
     Args:
         page: The layout.
-        mode: The wrapper's memory mode.
+        mode: The trial's memory mode (one of :data:`PAGE_MEMORY_MODES`).
+        env: The unwrapped inner env (the page's renderers read its board and settings).
     """
 
-    def __init__(self, page: PageTemplates, mode: str) -> None:
-        self.page, self.mode = page, mode
+    def __init__(self, page: PageTemplates, mode: str, env: Any) -> None:
+        self.page, self.mode, self.env = page, mode, env
         self.histories: list[list[PageStep]] = []
         self.steps: list[PageStep] = []
         self.initial = ""
 
-    def start(self, text: str, info: dict[str, Any], env: Any) -> None:
+    def start(self, text: str, info: dict[str, Any]) -> None:
         """A new attempt starts from ``text`` (the first board shown on its pages)."""
         self.steps = []
-        self.initial = self.page.observation(text, info, env)
+        self.initial = self.page.observation(text, info, self.env)
 
-    def record(self, answer: object, text: str, info: dict[str, Any], env: Any) -> None:
+    def record(self, answer: object, text: str, info: dict[str, Any]) -> None:
         """One play step: the agent's answer and the observation after it."""
-        self.steps.append(
-            (self.page.action(answer, info, env), self.page.observation(text, info, env))
-        )
+        page, env = self.page, self.env
+        self.steps.append((page.action(answer, info, env), page.observation(text, info, env)))
 
     def finish(self) -> None:
         """The current attempt is over: its steps go to memory."""
         self.histories.append(self.steps)
 
-    def play(
-        self, successes: Sequence[bool], reflections: Sequence[str], info: dict, env: Any
-    ) -> str:
+    def play(self, successes: Sequence[bool], reflections: Sequence[str], info: dict) -> str:
         """The play page now."""
-        facts = self.page.facts(env, info)
+        facts = self.page.facts(self.env, info)
         return play_page(
             self.page,
             self.mode,
@@ -243,8 +246,8 @@ class PageTrial:
             facts,
         )
 
-    def reflection(self, solved: bool, info: dict[str, Any], env: Any) -> str:
+    def reflection(self, solved: bool, info: dict[str, Any]) -> str:
         """The reflection page after the attempt that just ended."""
         index = len(self.histories) - 1
-        facts = self.page.facts(env, info)
+        facts = self.page.facts(self.env, info)
         return reflection_page(self.page, index, self.initial, self.histories[index], solved, facts)
