@@ -1,5 +1,7 @@
 """Template presets are trial settings like any other: named in a TrialConfig, resolved per env."""
 
+import pickle
+
 import gymnasium as gym
 import pytest
 
@@ -40,3 +42,10 @@ def test_a_memory_mode_without_a_page_layout_is_refused_under_a_preset(monkeypat
     with pytest.raises(ValueError, match="has no page layout"):
         mage_envs.make_trial("mage/KuhnPoker-v0", templates="mage", memory="outcomes_only_test")
     mage_envs.make_trial("mage/KuhnPoker-v0", memory="outcomes_only_test")  # ours lays it out
+
+
+def test_a_preset_trial_copies_and_pickles_whole():
+    env = mage_envs.make_trial("mage/Sokoban-v0", templates="lamer", num_episodes=2)
+    env.reset(seed=0)
+    twin = pickle.loads(pickle.dumps(env))
+    assert twin.step("<action>up</action>")[0] == env.step("<action>up</action>")[0]

@@ -39,6 +39,10 @@ def _identity_observation(text: str, info: dict[str, Any], env: Any) -> str:
     return text
 
 
+def _plain_action(answer: object, info: dict[str, Any], env: Any) -> str:
+    return str(answer)
+
+
 def _no_facts(env: Any, info: dict[str, Any]) -> dict[str, Any]:
     return {}
 
@@ -94,7 +98,8 @@ class PageTemplates:
     shown_play: int = 2
     shown_reflect: int = 7
     observation: Callable[[str, dict[str, Any], Any], str] = _identity_observation
-    action: Callable[[object, dict[str, Any], Any], str] = lambda answer, info, env: str(answer)
+    # Module functions, not lambdas, so a trial with its page layout pickles (vector envs).
+    action: Callable[[object, dict[str, Any], Any], str] = _plain_action
     facts: Callable[[Any, dict[str, Any]], dict[str, Any]] = _no_facts
 
     def check(self) -> None:
