@@ -94,3 +94,11 @@ def test_a_pettingzoo_trial_with_openspiel_opponents_copies_whole():
     env.step("bet")  # the original moves on; the copy's opponent must read the copy's game
     assert twin.step("check")[:4] == fresh.step("check")[:4]
     assert pickle.loads(pickle.dumps(twin)).step("bet")[0] == twin.step("bet")[0]
+
+
+def test_every_info_carries_the_inner_observation_without_header_or_memory():
+    env = make_trial("mage/KuhnPoker-v0", num_episodes=2, opponent="always-bet")
+    obs, info = env.reset(seed=0)
+    assert obs.endswith(info["inner_observation"]) and not info["inner_observation"].startswith(
+        "Attempt"
+    )
