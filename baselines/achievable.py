@@ -1,29 +1,39 @@
-"""'% of achievable': a success rate divided by the exact bound of what any agent could reach.
+"""'% of achievable': solved tasks over the tasks that any agent could solve, exact per task.
 
-The bounds come from :mod:`mage_envs.bounds`. Today that is Kuhn poker against an opponent with an
-explicit policy: MAGE's "theoretical upper bound", the share of deals an agent wins when it knows
-the deal and the opponent's policy (``clairvoyant_share``), for the seat of the trial. Groups where
-no bound exists (other envs, search opponents such as MCTS) get no figure rather than a made-up one.
+A task seed fixes everything an agent faces in a Kuhn poker trial: the deal and the opponent's own
+random draws (the wrapper replays the seed in every attempt of a ``same_task`` trial). So whether a
+task is winnable at all is decided by playing every line of play of the agent on it
+(:func:`task_winnable`, a handful of lines in Kuhn poker); the runner stores the answer in each
+record as ``winnable``. The figure is then solved / winnable over the trials played: a rate with
+its Wilson interval inside [0, 100%], and the count of winnable trials beside it. (The earlier
+figure divided a success interval by the *expected* clairvoyant share, 3/6 or 4/6 of deals, while
+the sampled tasks have their own share: a random agent could read "100% [71-118]".)
 
-The clairvoyant share bounds a single attempt, and pass@N of a trial whose attempts replay the same
-task (``same_task=True``, the default): replaying the seed replays the deal and the opponent's own
-random draws, so every attempt faces the same game, and some line of play wins it or none does
-(in Kuhn poker, always betting and calling wins whenever anything does). With a fresh deal per
-attempt, N attempts can beat the one-attempt share, so such trials (N > 1) get no figure.
+Groups where it cannot be decided get no figure rather than a made-up one: other envs, fresh
+tasks per attempt (``same_task=False`` with N > 1, where N attempts face N games), a seat that
+changes within the trial, records written before the ``winnable`` field existed.
+
+:func:`trial_bound` still gives the expected share (MAGE's clairvoyant share, from
+:mod:`mage_envs.bounds`) for a trial's opponent and seat.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
-from baselines.summary import Interval
+from baselines.summary import Interval, wilson_interval
 
-__all__ = ["trial_bound", "achievable_interval"]
+__all__ = ["trial_bound", "task_winnable", "achievable_interval"]
+
+MAX_LINES = 256
+"""A task with more lines of play than this is left undecided (``None``)."""
 
 _SEATS = {"first": 0, "second": 1}
 
@@ -67,14 +77,76 @@ def trial_bound(record: dict[str, Any]) -> float | None:
     return _kuhn_bound(opponents[0], _SEATS[seats[0]])
 
 
-def achievable_interval(records: Sequence[dict[str, Any]], success: Interval) -> Interval | None:
-    """Divide a success interval by the mean bound of the records (all must have a bound)."""
-    bounds = [trial_bound(r) for r in records]
-    if not bounds or any(b is None for b in bounds):
+def task_winnable(spec: Any) -> bool | None:
+    """Whether some line of play solves the task of a runner ``TrialSpec`` (``None``: undecided).
+
+    The task is replayed through the same trial env the runner builds (one attempt: every attempt
+    of a ``same_task`` trial replays it), trying every legal action at every decision.
+    """
+    trial = dict(spec.trial_kwargs or {})
+    # Only Kuhn poker's tasks are small enough to decide by playing every line.
+    if not _plays_kuhn_poker(str(spec.env_id)) or trial.get("seat_rotation") == "episode":
         return None
-    mean_bound = sum(bounds) / len(bounds)
-    if mean_bound <= 0:
+    if spec.num_episodes > 1 and trial.get("same_task", True) is not True:
         return None
-    return Interval(
-        success.value / mean_bound, success.low / mean_bound, success.high / mean_bound, success.n
+    key = json.dumps(
+        [spec.env_id, spec.opponent, spec.task_seed, spec.env_kwargs, trial],
+        sort_keys=True,
+        default=repr,
     )
+    if key not in _DECIDED:
+        if len(_DECIDED) >= 100_000:
+            _DECIDED.clear()
+        _DECIDED[key] = _winnable(replace(spec, num_episodes=1))
+    return _DECIDED[key]
+
+
+_DECIDED: dict[str, bool | None] = {}
+"""Tasks already decided, by their settings (the repeats of a task share the answer)."""
+
+
+def _winnable(spec: Any) -> bool | None:
+    from baselines.runner import make_trial_env  # the runner imports this module
+
+    env = make_trial_env(spec)
+    lines: list[list[str]] = [[]]
+    tried = 0
+    try:
+        while lines:
+            line = lines.pop()
+            tried += 1
+            if tried > MAX_LINES:
+                return None
+            solved, legal = _play_line(env, spec.task_seed, line)
+            if solved:
+                return True
+            lines.extend(line + [action] for action in reversed(legal))
+        return False
+    finally:
+        env.close()
+
+
+def _play_line(env: Any, seed: int, line: list[str]) -> tuple[bool, list[str]]:
+    """Play ``line`` from the task's start: (solved, the legal actions if the episode goes on)."""
+    _, info = env.reset(seed=seed)
+    for action in line:
+        _, _, terminated, truncated, info = env.step(action)
+        if terminated or truncated or info.get("phase") != "play":
+            return bool(info.get("episode_success")), []
+    return False, list(info.get("legal_actions") or [])
+
+
+def achievable_interval(records: Sequence[dict[str, Any]], success: Interval) -> Interval | None:
+    """Solved / winnable over ``records`` (each must say whether its task is winnable).
+
+    ``success`` (the group's pass@N) is not needed: the figure is recounted from the records.
+    The interval's ``n`` is the number of winnable trials.
+    """
+    flags = [record.get("winnable") for record in records]
+    if not flags or any(flag is None for flag in flags):
+        return None
+    winnable = [r for r, flag in zip(records, flags, strict=True) if flag]
+    if not winnable:
+        return Interval(float("nan"), float("nan"), float("nan"), 0)
+    solved = sum(bool(r["trial"]["pass_at_k"][-1]) for r in winnable)
+    return wilson_interval(solved, len(winnable))

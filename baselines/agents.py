@@ -193,6 +193,7 @@ def _local(arg: str | None, options: dict[str, Any]) -> AgentFactory:
     strategy = options.pop("strategy", "zero-shot")
     if not arg:
         raise ValueError("local needs a model directory: 'local:/path/to/model'.")
+    _local_token_budget(options)
     return _llm_factory(LocalModelBackend(arg, **options), strategy)
 
 
@@ -203,9 +204,18 @@ def _tiny(arg: str | None, options: dict[str, Any]) -> AgentFactory:
     strategy = options.pop("strategy", "zero-shot")
     model_seed = options.pop("model_seed", 0)
     model, tokenizer = build_tiny_model(seed=model_seed)
+    _local_token_budget(options)
     options.setdefault("max_new_tokens", 16)
     backend = LocalModelBackend(model, tokenizer, name="tiny", **options)
     return _llm_factory(backend, strategy)
+
+
+def _local_token_budget(options: dict[str, Any]) -> None:
+    """``max_tokens`` (the endpoint's name, as in the paper configs) is ``max_new_tokens`` here."""
+    if "max_tokens" in options:
+        if "max_new_tokens" in options:
+            raise ValueError("Give max_tokens or max_new_tokens, not both.")
+        options["max_new_tokens"] = options.pop("max_tokens")
 
 
 def _python(arg: str | None, options: dict[str, Any]) -> AgentFactory:

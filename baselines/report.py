@@ -84,6 +84,7 @@ def _row(s: GroupSummary, compact: bool = False) -> dict[str, str]:
     row["invalid"] = rate(s.invalid_rate) if s.play_steps else "-"
     if s.achievable is not None:
         row["% of achievable"] = rate(s.achievable)
+        row["winnable"] = f"{s.achievable.n}/{s.trials}"
     if not compact or s.failed_steps:
         row["failed steps"] = str(s.failed_steps)
     if not compact or s.tokens_per_trial:
@@ -193,6 +194,7 @@ def write_csv(summaries: Sequence[GroupSummary], path: Path) -> None:
         }
         if s.achievable is not None:
             intervals["achievable"] = s.achievable
+            row["winnable_trials"] = s.achievable.n
         for name, iv in intervals.items():
             row |= {name: iv.value, f"{name}_low": iv.low, f"{name}_high": iv.high}
         row |= {"failed_steps": s.failed_steps, "tokens_per_trial": s.tokens_per_trial}

@@ -53,6 +53,9 @@ config file keys (a YAML mapping; the flags above override them):
   trial                        MetaEpisodeWrapper arguments, e.g. {same_task: true,
                                stop_on_success: true, memory: reflection_only}
   env_kwargs                   env id (or "*", every env) -> its keyword arguments
+  model_options                options of every openai/local agent (an agent's own and
+                               --agent-option win), e.g. {temperature: 0.7, top_p: 0.8,
+                               top_k: 20, max_tokens: 1024, thinking: false}
 See docs/runner.md for the figures of the table."""
 
 

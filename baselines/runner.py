@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from baselines.achievable import task_winnable
 from baselines.agents import AgentFactory, build_agent_factory
 from baselines.results import ResultsFile
 from mage_agents.base import Agent, Reply, act_batch
@@ -258,6 +259,9 @@ def _record(live: _Live) -> dict[str, Any]:
         "prompt_tokens": live.prompt_tokens,
         "completion_tokens": live.completion_tokens,
         "wall_s": round(time.perf_counter() - live.started, 6),
+        # Whether any line of play solves this task (exact; None where undecided); decided after
+        # the clock stops, so it is not counted in the trial's time.
+        "winnable": task_winnable(spec),
     }
 
 

@@ -3,6 +3,9 @@
 :func:`merge_settings` turns parsed command-line arguments into one checked settings dict. A config
 file is a YAML mapping with the keys of :data:`DEFAULTS`; a flag overrides the key it names, except
 ``trial`` and ``env_kwargs``, whose flags are merged into the config's mapping (flags win).
+``model_options`` (a config's sampling and budget: ``temperature``, ``top_p``, ``top_k``,
+``max_tokens``, ``thinking``) are given to every ``openai`` and ``local`` agent; command-line model
+options win over them.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ DEFAULTS: dict[str, Any] = {
     "batch_size": 1,
     "trial": {},
     "env_kwargs": {},
+    "model_options": {},
     "out": None,
     "plots": True,
     "title": "Evaluation",
@@ -89,9 +93,14 @@ def merge_settings(args: argparse.Namespace) -> dict[str, Any]:
         # the flag wins over the config's per-env keyword arguments too
         settings["env_kwargs"] = {e: {**kw, **flag} for e, kw in {"*": {}, **given}.items()}
     options = _model_options(args)
+    configured = _mapping("model_options", settings["model_options"])
+    settings["model_options"] = configured
     for key in ("agents", "envs", "opponents"):
         settings[key] = _as_list(key, settings[key])
-    settings["agents"] = [_with_options(a, options) for a in settings["agents"]]
+    settings["agents"] = [
+        _with_options(_with_options(a, configured, ("openai", "local"), win=False), options)
+        for a in settings["agents"]
+    ]
     _check_settings(settings)
     return settings
 
@@ -141,14 +150,22 @@ def _model_options(args: argparse.Namespace) -> dict[str, Any]:
     return options
 
 
-def _with_options(agent: Any, options: dict[str, Any]) -> Any:
-    """Add command-line model options to model agents (scripted agents take none)."""
+def _with_options(
+    agent: Any,
+    options: dict[str, Any],
+    kinds: tuple[str, ...] = ("openai", "local", "tiny"),
+    win: bool = True,
+) -> Any:
+    """Add model options to the agents of ``kinds`` (scripted agents take none).
+
+    With ``win=False`` the agent's own options (those of an agent dict) win over ``options``.
+    """
     if not options:
         return agent
     config = parse_agent_config(agent)
-    if config["kind"] not in ("openai", "local", "tiny"):
+    if config["kind"] not in kinds:
         return agent
-    return {**config, **options}
+    return {**config, **options} if win else {**options, **config}
 
 
 def _check_settings(settings: dict[str, Any]) -> None:

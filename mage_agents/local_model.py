@@ -22,8 +22,10 @@ __all__ = ["LocalModelBackend", "render_chat"]
 DEFAULT_STOPS = ("</action>", "</reflection>")
 
 
-def render_chat(tokenizer: Any, chat: Chat) -> str:
+def render_chat(tokenizer: Any, chat: Chat, thinking: bool | None = None) -> str:
     """Render a chat as the model's prompt: its chat template, or a plain transcript without one.
+
+    ``thinking`` sets the template's ``enable_thinking`` switch (Qwen3's) when it is not ``None``.
 
     Example:
         >>> class NoTemplate:
@@ -33,7 +35,10 @@ def render_chat(tokenizer: Any, chat: Chat) -> str:
         Assistant:
     """
     if getattr(tokenizer, "chat_template", None):
-        return tokenizer.apply_chat_template(chat, tokenize=False, add_generation_prompt=True)
+        switch = {} if thinking is None else {"enable_thinking": bool(thinking)}
+        return tokenizer.apply_chat_template(
+            chat, tokenize=False, add_generation_prompt=True, **switch
+        )
     lines = [f"{m['role'].capitalize()}: {m['content']}" for m in chat]
     return "\n".join(lines) + "\nAssistant:"
 
@@ -46,7 +51,12 @@ class LocalModelBackend:
         tokenizer: The tokenizer (loaded from ``model`` when it is a path).
         temperature: Sampling temperature; 0 means greedy decoding.
         top_p: Nucleus sampling mass.
+        top_k: Sample among the ``top_k`` likeliest tokens (LaMer and MAGE evaluated with 20);
+            ``None`` keeps the model's generation config (``transformers`` defaults to 50).
         max_new_tokens: Upper bound on generated tokens per prompt.
+        thinking: Turn the chat template's thinking switch on or off (Qwen3's
+            ``enable_thinking``: LaMer evaluated with it off, MAGE on); ``None`` leaves the
+            template's default. Raises ``ValueError`` for ``True`` if the template has no switch.
         batch_size: Prompts generated together (a call with more prompts runs several batches).
         stop_strings: Generation of a prompt stops once its text contains one of these.
         seed: Seeds torch before each batch (batch ``i`` of the backend's life uses ``seed + i``),
@@ -62,7 +72,9 @@ class LocalModelBackend:
         *,
         temperature: float = 0.7,
         top_p: float = 0.8,
+        top_k: int | None = None,
         max_new_tokens: int = 256,
+        thinking: bool | None = None,
         batch_size: int = 16,
         stop_strings: Sequence[str] = DEFAULT_STOPS,
         seed: int = 0,
@@ -71,6 +83,8 @@ class LocalModelBackend:
     ) -> None:
         if batch_size < 1 or max_new_tokens < 1 or temperature < 0:
             raise ValueError("Need batch_size >= 1, max_new_tokens >= 1 and temperature >= 0.")
+        if top_k is not None and (isinstance(top_k, bool) or int(top_k) < 1):
+            raise ValueError(f"top_k must be None or an int >= 1, not {top_k!r}.")
         if isinstance(model, str | Path):
             path = Path(model)
             if not (path / "config.json").is_file():
@@ -89,6 +103,14 @@ class LocalModelBackend:
         if self.tokenizer.pad_token_id is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
         self.temperature, self.top_p = float(temperature), float(top_p)
+        self.top_k = None if top_k is None else int(top_k)
+        self.thinking = None if thinking is None else bool(thinking)
+        template = getattr(self.tokenizer, "chat_template", None) or ""
+        if self.thinking and "enable_thinking" not in template:
+            raise ValueError(
+                "thinking=True, but this model's chat template has no enable_thinking switch; "
+                "leave thinking unset for this model."
+            )
         self.max_new_tokens, self.batch_size = int(max_new_tokens), int(batch_size)
         self.stop_strings = list(stop_strings)
         self.seed, self.device = int(seed), device
@@ -100,7 +122,7 @@ class LocalModelBackend:
 
     def generate(self, chats: Sequence[Chat]) -> list[Reply]:
         """Generate one completion per chat, ``batch_size`` chats at a time."""
-        prompts = [render_chat(self.tokenizer, chat) for chat in chats]
+        prompts = [render_chat(self.tokenizer, chat, self.thinking) for chat in chats]
         replies: list[Reply] = []
         for start in range(0, len(prompts), self.batch_size):
             replies.extend(self._generate_batch(prompts[start : start + self.batch_size]))
@@ -119,6 +141,8 @@ class LocalModelBackend:
         sampling: dict[str, Any] = {"do_sample": self.temperature > 0}
         if self.temperature > 0:
             sampling.update(temperature=self.temperature, top_p=self.top_p)
+            if self.top_k is not None:
+                sampling["top_k"] = self.top_k
         if self.stop_strings:
             sampling.update(stop_strings=self.stop_strings, tokenizer=self.tokenizer)
         output = self.model.generate(

@@ -59,10 +59,16 @@ class OpenAIChatBackend:
         temperature: Sampling temperature (LaMer evaluated at 0.7).
         top_p: Nucleus sampling mass (LaMer evaluated at 0.8).
         max_tokens: Upper bound on tokens per completion.
+        top_k: Sample among the ``top_k`` likeliest tokens (LaMer and MAGE evaluated with 20).
+            Not part of OpenAI's API: vLLM, SGLang and llama.cpp servers take it; ``None``
+            (default) does not send it.
+        thinking: Turn the chat template's thinking switch on or off, sent as
+            ``chat_template_kwargs={"enable_thinking": ...}`` (vLLM's and SGLang's convention,
+            Qwen3's switch; LaMer evaluated with it off, MAGE on). ``None`` sends nothing.
         stop: Stop strings sent to the server (none by default).
         seed: If set, request ``i`` of each call carries ``seed + i`` (servers that honour it are
             then reproducible).
-        extra_body: Extra JSON fields for every request (e.g. ``{"top_k": 20}`` for vLLM).
+        extra_body: Extra JSON fields for every request (they win over the fields above).
 
     Example:
         >>> backend = OpenAIChatBackend("http://127.0.0.1:8000/v1", "qwen3-4b")
@@ -81,6 +87,8 @@ class OpenAIChatBackend:
     temperature: float = 0.7
     top_p: float = 0.8
     max_tokens: int = 512
+    top_k: int | None = None
+    thinking: bool | None = None
     stop: tuple[str, ...] = ()
     seed: int | None = None
     extra_body: dict[str, Any] = field(default_factory=dict)
@@ -94,6 +102,8 @@ class OpenAIChatBackend:
             raise ValueError("Need max_concurrency >= 1, max_retries >= 0 and timeout_s > 0.")
         if self.backoff_s < 0 or self.max_backoff_s < 0:
             raise ValueError("Need backoff_s >= 0 and max_backoff_s >= 0 (seconds to wait).")
+        if self.top_k is not None and (isinstance(self.top_k, bool) or int(self.top_k) < 1):
+            raise ValueError(f"top_k must be None or an int >= 1, not {self.top_k!r}.")
         self.base_url = self.base_url.rstrip("/")
 
     @property
@@ -134,6 +144,10 @@ class OpenAIChatBackend:
             "top_p": self.top_p,
             "max_tokens": self.max_tokens,
         }
+        if self.top_k is not None:
+            body["top_k"] = int(self.top_k)
+        if self.thinking is not None:
+            body["chat_template_kwargs"] = {"enable_thinking": bool(self.thinking)}
         if self.stop:
             body["stop"] = list(self.stop)
         if seed is not None:

@@ -14,6 +14,7 @@ Usage: ``python -m baselines.bench opponents [--games G] [--python-moves M]``
 from __future__ import annotations
 
 import argparse
+import inspect
 import os
 import time
 
@@ -61,7 +62,8 @@ def python_mcts_ms(simulations: int, moves: int) -> float:
     game = pyspiel.load_game("tic_tac_toe")
     rng = np.random.RandomState(0)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
-    bot = mcts.MCTSBot(game, 2.0, simulations, evaluator, solve=True, random_state=rng)
+    uct_c = inspect.signature(MCTSOpponent).parameters["uct_c"].default  # the same as ours
+    bot = mcts.MCTSBot(game, uct_c, simulations, evaluator, solve=True, random_state=rng)
     state = game.new_initial_state()
     start = time.perf_counter()
     for _ in range(moves):

@@ -14,6 +14,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from mage_envs.meta.memory import MEMORY_MODES
+from mage_envs.meta.page import PAGE_MEMORY_MODES
+from mage_envs.meta.presets import PRESET_NAMES, template_preset
 from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates, check_templates
 from mage_envs.text import MAX_TEXT_CHARS, fit_text
 
@@ -43,8 +45,10 @@ class TrialConfig:
         num_episodes: Episodes per trial (N). LaMer and MAGE used 3.
         same_task: True (as LaMer and MAGE): every episode restarts from the same initial state,
             by replaying the trial's reset seed. False: a new seed per episode, same opponent.
-        stop_on_success: End the trial at the first successful episode (LaMer's and MAGE's
-            evaluation); default False, as training needs all N episodes.
+        stop_on_success: End the trial at the first successful episode, as LaMer's and MAGE's
+            rollouts do in training and evaluation alike
+            (:data:`~mage_envs.meta.presets.PAPER_TRIAL_SETTINGS` sets it); default False: all N
+            episodes are played, so returns after a success are seen too.
         reflection: Ask for a reflection after every non-final episode.
         memory: What earlier episodes leave in later observations: a name in
             :data:`~mage_envs.meta.memory.MEMORY_MODES`.
@@ -54,7 +58,10 @@ class TrialConfig:
         seat_rotation: ``None`` (the env's own seat), ``"episode"`` (alternate within a trial,
             first seat drawn from the seed) or ``"trial"`` (one seat per trial, drawn).
         success_fn: ``f(episode_return, final_info) -> bool`` (``None``: ``default_success``).
-        templates: Every text the wrapper adds (cleaned to the charset once, here).
+        templates: Every text the wrapper adds (cleaned to the charset once, here), or a preset
+            name in :data:`~mage_envs.meta.presets.PRESET_NAMES`: ``"default"`` (ours),
+            ``"lamer"`` / ``"mage"`` (the paper's published prompts for the env, kept as a name
+            until :meth:`for_env` picks the env's prompt file).
         reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
         pass_options: Whether the inner env takes ``reset(options={"seat", "keep_opponent"})``;
             ``None``: what the env declares in ``metadata["reset_options"]``.
@@ -81,7 +88,7 @@ class TrialConfig:
     history_steps: int = 0
     seat_rotation: str | None = None
     success_fn: Callable[[float, dict[str, Any]], bool] | None = None
-    templates: Templates = DEFAULT_TEMPLATES
+    templates: Templates | str = DEFAULT_TEMPLATES
     reflection_prompt: str | None = None
     pass_options: bool | None = None
     max_observation_chars: int = MAX_OBSERVATION_CHARS
@@ -102,13 +109,42 @@ class TrialConfig:
             raise TypeError("success_fn must be a function (episode_return, final_info) -> bool.")
         for name in ("same_task", "stop_on_success", "reflection"):
             object.__setattr__(self, name, bool(getattr(self, name)))
+        if isinstance(self.templates, str):
+            if self.templates not in PRESET_NAMES:
+                raise ValueError(
+                    f"templates must be a Templates or one of {PRESET_NAMES}, "
+                    f"not {self.templates!r}."
+                )
+            if self.templates != "default":
+                return  # a published preset: resolved against the env by for_env
+            object.__setattr__(self, "templates", DEFAULT_TEMPLATES)
+        object.__setattr__(self, "templates", self._cleaned_templates())
+
+    def _cleaned_templates(self) -> Templates:
         templates = self.templates
         if self.reflection_prompt is not None:
             templates = replace(templates, reflection_prompt=self.reflection_prompt)
         check_templates(templates)
-        # Cleaned once, so composed observations need no per-step charset scan.
-        cleaned = Templates(**{k: fit_text(v) for k, v in vars(templates).items()})
-        object.__setattr__(self, "templates", cleaned)
+        if templates.page is not None and self.memory not in PAGE_MEMORY_MODES:
+            raise ValueError(
+                f"memory={self.memory!r} has no page layout in a published preset; the presets "
+                f"lay out {PAGE_MEMORY_MODES}."
+            )
+        # Cleaned once, so composed observations need no per-step charset scan (a page layout
+        # is cleaned where its pages are rendered).
+        return Templates(
+            **{k: fit_text(v) if isinstance(v, str) else v for k, v in vars(templates).items()}
+        )
+
+    def for_env(self, env: Any) -> TrialConfig:
+        """Return this config with a preset name resolved to the templates it means for ``env``.
+
+        Raises:
+            ValueError: If the paper published no prompt for ``env`` (the message lists them).
+        """
+        if not isinstance(self.templates, str):
+            return self
+        return replace(self, templates=template_preset(self.templates, env))
 
     @classmethod
     def field_names(cls) -> frozenset[str]:

@@ -75,18 +75,23 @@ def shown_action(action: object) -> str:
     return fit_text(text) or "(empty answer)"
 
 
-def extract_reflection(answer: object, tag: str, max_chars: int) -> str:
-    """Return the content of the last ``<tag>...</tag>`` (else the whole answer), cut short.
+def extract_reflection(answer: object, tag: str, max_chars: int, keep_untagged: bool = True) -> str:
+    """Return the content of the last ``<tag>...</tag>``, cut short.
+
+    Without the tag, the whole answer is kept (``keep_untagged=True``) or nothing is (``False``,
+    as LaMer's and MAGE's code stored an empty reflection).
 
     Example:
         >>> extract_reflection("ok <reflection> Bet the King. </reflection>", "reflection", 8)
         'Bet the '
+        >>> extract_reflection("no tag here", "remark", 100, keep_untagged=False)
+        ''
     """
     if not isinstance(answer, str):
         return ""
     # Two linear scans (a lazy "<tag>(.*?)</tag>" search is quadratic in the opening tags).
     opening, closing = _tag_patterns(tag)
-    text = answer
+    text = answer if keep_untagged else ""
     close = _last(closing.finditer(answer))
     if close is not None:
         start = _last(opening.finditer(answer, 0, close.start()))

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mage_envs.meta.memory import EpisodeRecord
+from mage_envs.meta.page import PageTrial
 
 __all__ = ["TrialState"]
 
@@ -28,6 +29,8 @@ class TrialState:
         first_observation: The first observation of episode 1 (to check that seeds replay).
         header: The "Attempt k of N" line of the current episode.
         memory_text: The memory shown during the current episode.
+        pages: The page state of a whole-page preset (``templates="lamer"`` / ``"mage"``),
+            ``None`` with composed templates.
     """
 
     seeds: list[int]
@@ -43,3 +46,4 @@ class TrialState:
     first_observation: str | None = None
     header: str = ""
     memory_text: str = ""
+    pages: PageTrial | None = None

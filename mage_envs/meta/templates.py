@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mage_envs.meta.page import PageTemplates
+
 __all__ = ["Templates", "DEFAULT_TEMPLATES", "check_templates"]
 
 
@@ -40,8 +42,12 @@ class Templates:
         new_task: How the next attempt starts when ``same_task=False``.
         reflection_prompt: The reflection step's observation. Fields: ``attempt``,
             ``num_episodes``, ``outcome``, ``trajectory``, ``next_start``, ``max_chars``.
-        reflection_tag: Tag whose last content is kept as the reflection (the whole answer if the
-            tag is absent).
+        reflection_tag: Tag whose last content is kept as the reflection.
+        reflection_without_tag: What is stored when the answer has no such tag: ``"keep"`` (the
+            whole answer, our default) or ``"empty"`` (nothing, as LaMer and MAGE did).
+        page: A whole-page layout (:class:`~mage_envs.meta.page.PageTemplates`) that replaces
+            the composition above for play and reflection observations (the published presets
+            of :mod:`mage_envs.meta.presets` set one); ``None`` (default) uses the fields above.
     """
 
     attempt: str = "Attempt {attempt} of {num_episodes}."
@@ -67,6 +73,8 @@ class Templates:
         "reflection inside <reflection></reflection> (at most {max_chars} characters)."
     )
     reflection_tag: str = "reflection"
+    reflection_without_tag: str = "keep"
+    page: PageTemplates | None = None
 
 
 _SAMPLE_FIELDS = {
@@ -93,7 +101,16 @@ def check_templates(templates: Templates) -> None:
     Raises:
         ValueError: If a template names an unknown field or is not a valid format string.
     """
+    if templates.reflection_without_tag not in ("keep", "empty"):
+        raise ValueError(
+            "reflection_without_tag must be 'keep' or 'empty', not "
+            f"{templates.reflection_without_tag!r}."
+        )
+    if templates.page is not None:
+        templates.page.check()
     for name, template in vars(templates).items():
+        if not isinstance(template, str):
+            continue
         try:
             template.format(**_SAMPLE_FIELDS)
         except (KeyError, IndexError, ValueError) as error:

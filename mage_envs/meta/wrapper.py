@@ -31,6 +31,7 @@ from mage_envs.meta.memory import (
     shown_action,
 )
 from mage_envs.meta.observations import final_observation, play_observation, reflection_observation
+from mage_envs.meta.page import PageTrial
 from mage_envs.meta.state import TrialState
 from mage_envs.meta.trial import TrialResult
 from mage_envs.text import fit_text, text_space
@@ -68,9 +69,11 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         same_task: True (default, as LaMer and MAGE): every episode restarts from the same initial
             state, by replaying the trial's reset seed (same Kuhn deal, same board). False: a new
             seed per episode (fresh task), with the same opponent.
-        stop_on_success: End the trial at the first successful episode. Default False: all N
-            episodes are played, which training needs for cross-episode returns. LaMer's and
-            MAGE's evaluation stopped at the first win; pass@k is the same either way.
+        stop_on_success: End the trial at the first successful episode. LaMer's and MAGE's
+            rollouts stop at the first win in training and in evaluation alike (their
+            ``metarl_rollout_loop``); :data:`~mage_envs.meta.presets.PAPER_TRIAL_SETTINGS` sets
+            it. Default False: all N episodes are played, so that returns after a success
+            (keeping it up) are seen too. pass@k is the same either way.
         reflection: Ask for a reflection after every non-final episode (default True, as LaMer
             and MAGE).
         memory: ``"reflection_only"`` (default, LaMer's format), ``"history_only"`` or
@@ -81,9 +84,11 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             the suite's envs already show the game so far; verl-agent shows a few).
         seat_rotation: ``None`` (default: the env's own seat), ``"episode"`` (alternate seats
             within a trial, starting seat drawn from the seed) or ``"trial"`` (one seat per trial,
-            drawn from the seed; MAGE mixed seats across trials in tic-tac-toe).
+            drawn from the seed; MAGE mixed seats in tic-tac-toe training, and evaluated first).
         success_fn: ``f(episode_return, final_info) -> bool`` (default :func:`default_success`).
-        templates: The text templates (default :data:`~mage_envs.meta.templates.DEFAULT_TEMPLATES`).
+        templates: The text templates (default :data:`~mage_envs.meta.templates.DEFAULT_TEMPLATES`),
+            or a preset name: ``"lamer"`` / ``"mage"`` (the published prompts of the env, see
+            :mod:`mage_envs.meta.presets`) or ``"default"``.
         reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
         adapter: A :class:`~mage_envs.meta.TextAdapter` for non-text envs (default: built from
             the spaces, with known action names).
@@ -122,7 +127,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         config, conversion = _split_settings(num_episodes, config, conversion, settings)
         inner = conversion.apply(env)
         super().__init__(inner)
-        self.config = config
+        self.config = config = config.for_env(inner)  # a preset name picks the env's prompts
         self.success_fn = config.success_fn or default_success
         self.templates = config.templates
         self.pass_options = (
@@ -165,7 +170,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             seeds = [task] * count
         else:
             seeds = [self._rng.getrandbits(31) for _ in range(count)]
-        self._trial = TrialState(seeds, self._draw_seats(), dict(options or {}))
+        page = self.templates.page
+        pages = None if page is None else PageTrial(page, self.config.memory, self.env.unwrapped)
+        self._trial = TrialState(seeds, self._draw_seats(), dict(options or {}), pages=pages)
         return self._start_episode(0)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -174,8 +181,10 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         if trial is None or trial.phase == "done":
             raise RuntimeError("The trial is over (or never started): call reset().")
         if trial.phase == "reflect":
+            t = self.templates
+            keep = t.reflection_without_tag == "keep"
             answer = extract_reflection(
-                action, self.templates.reflection_tag, self.config.max_reflection_chars
+                action, t.reflection_tag, self.config.max_reflection_chars, keep
             )
             trial.reflections.append(answer)
             obs, info = self._start_episode(len(trial.records))
@@ -193,6 +202,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         record.episode_return += reward
         trial.invalid += int(bool(inner_info.get("invalid_action", False)))
         trial.inner_obs, trial.inner_info = fit_text(obs), inner_info
+        if trial.pages is not None:
+            trial.pages.record(action, trial.inner_obs, inner_info)
         index = len(trial.records)
         if not (terminated or truncated):
             obs = play_observation(trial, self.config)
@@ -200,6 +211,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         record.final_observation = trial.inner_obs
         record.success = bool(self.success_fn(record.episode_return, inner_info))
         trial.records.append(record)
+        if trial.pages is not None:
+            trial.pages.finish()
         info = self._info(index, "play")
         info.update(
             episode_return=record.episode_return,
@@ -239,6 +252,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             opponent=_as_name(inner_info.get("opponent")), seat=_as_name(inner_info.get("seat"))
         )
         trial.phase = "play"
+        if trial.pages is not None:
+            trial.pages.start(trial.inner_obs, trial.inner_info)
         # Fixed for the whole episode: rendered once, not at every step.
         trial.header = self.templates.attempt.format(
             attempt=index + 1, num_episodes=self.num_episodes

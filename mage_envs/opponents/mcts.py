@@ -23,7 +23,7 @@ class MCTSOpponent:
     Args:
         game: A perfect-information OpenSpiel game.
         simulations: Simulations per move (MAGE trained against 100 and evaluated against 1000).
-        uct_c: The UCT exploration constant.
+        uct_c: The UCT exploration constant (1.4, MAGE's; OpenSpiel's examples use 2).
         rollouts: Random rollouts per evaluated leaf.
         solve: Use MCTS-Solver backups (exact values for proven positions).
         max_memory_mb: Memory cap of the search tree.
@@ -41,7 +41,7 @@ class MCTSOpponent:
         self,
         game: pyspiel.Game,
         simulations: int = 1000,
-        uct_c: float = 2.0,
+        uct_c: float = 1.4,
         rollouts: int = 1,
         solve: bool = True,
         max_memory_mb: int = 1000,

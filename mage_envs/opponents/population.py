@@ -9,8 +9,10 @@ Presets (``PRESETS``):
 - ``mage-kuhn-train``: conservative 0.3, aggressive 0.3, balanced 0.4 (MAGE's training pool).
 - ``mage-kuhn-eval``: ``cfr-argmax`` (MAGE's evaluation opponent).
 - ``kuhn-nash``: ``cfr`` (sampled equilibrium play).
-- ``mage-ttt-train``: ``mcts-100`` 1/3, the four preferred-order players 1/12 each, ``random`` 1/3
-  (MAGE names the pool but not its weights; these are ours).
+- ``mage-ttt-train``: ``mcts-100`` 7/16, six preferred-order players 1/16 each, ``random`` 3/16:
+  what MAGE's training pool amounts to (its ``opponent_policy_pool`` of nine entries fills 8 of
+  its 128 rollout slots each and real MCTS the other 56; one entry, the list-form ``["mcts"]``,
+  plays random moves, a defect whose effect, not mechanism, we keep as random's third 1/16).
 - ``mage-ttt-eval``: ``mcts-100``.
 - ``mcts-1000``: ``mcts-1000`` (MAGE's out-of-domain opponent).
 """
@@ -103,7 +105,14 @@ class Population:
         return f"Population({self.name!r}, {{{members}}})"
 
 
-_ORDERS = ("order-center", "order-corners", "order-edges", "order-rows")
+_MAGE_ORDERS = (
+    "order-center",
+    "order-corners",
+    "order-edges",
+    "order-diagonal",
+    "order-anti-diagonal",
+    "order-reversed",
+)
 
 PRESETS: dict[str, Population] = {
     "mage-kuhn-train": Population(
@@ -112,7 +121,7 @@ PRESETS: dict[str, Population] = {
     "mage-kuhn-eval": Population({"cfr-argmax": 1.0}, "mage-kuhn-eval"),
     "kuhn-nash": Population({"cfr": 1.0}, "kuhn-nash"),
     "mage-ttt-train": Population(
-        {"mcts-100": 4.0, **dict.fromkeys(_ORDERS, 1.0), "random": 4.0}, "mage-ttt-train"
+        {"mcts-100": 7.0, **dict.fromkeys(_MAGE_ORDERS, 1.0), "random": 3.0}, "mage-ttt-train"
     ),
     "mage-ttt-eval": Population({"mcts-100": 1.0}, "mage-ttt-eval"),
     "mcts-1000": Population({"mcts-1000": 1.0}, "mcts-1000"),

@@ -200,10 +200,15 @@ _KUHN = {
 }
 _TIC_TAC_TOE = {
     "biased-random": "random cell, weights centre 4, corners 2, edges 1",
-    "order-center": "first free cell of the order centre, corners, edges",
-    "order-corners": "first free cell of the order corners, centre, edges",
-    "order-edges": "first free cell of the order edges, centre, corners",
-    "order-rows": "first free cell, row by row",
+    "order-center": "first free cell of the order centre, corners, edges (MAGE's)",
+    "order-corners": "first free cell of the order corners, centre, edges (MAGE's)",
+    "order-edges": "first free cell of the order edges, centre, corners (MAGE's)",
+    "order-diagonal": "first free cell of the main diagonal, the other corners, edges (MAGE's)",
+    "order-anti-diagonal": "first free cell of the anti-diagonal, the other corners, edges "
+    "(MAGE's)",
+    "order-reversed": "first free cell of the order 9 7 3 1 5 8 6 4 2, cells numbered 1-9 by "
+    "rows (MAGE's reversed order)",
+    "order-rows": "first free cell, row by row (ours)",
 }
 
 register_opponent("random", lambda game: RandomOpponent(), description="uniform over legal moves")

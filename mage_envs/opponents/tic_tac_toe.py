@@ -140,9 +140,14 @@ class PerfectPlayOpponent:
 
 
 _ORDERS = {
+    # The first five and order-reversed are the six preferred orders of MAGE's training pool
+    # (verl/trainer/config/ppo_trainer.yaml, tictactoe.opponent_policy_pool), in action ids.
     "order-center": CENTRE + CORNERS + EDGES,
     "order-corners": CORNERS + CENTRE + EDGES,
     "order-edges": EDGES + CENTRE + CORNERS,
+    "order-diagonal": (0, 4, 8, 2, 6) + EDGES,
+    "order-anti-diagonal": (2, 4, 6, 0, 8) + EDGES,
+    "order-reversed": (8, 6, 2, 0, 4, 7, 5, 3, 1),
     "order-rows": tuple(range(9)),
 }
 _BIASED = tuple(4.0 if a in CENTRE else 2.0 if a in CORNERS else 1.0 for a in range(9))

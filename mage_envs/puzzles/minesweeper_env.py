@@ -14,6 +14,10 @@ the move that opens the last safe cell        ``win_reward`` (10), instead of th
 opening a mine (the episode ends)             ``mine_reward`` (0)
 toggling a flag                               0
 ============================================  =========================
+
+LaMer gave -0.1 for a mine and 7 turns (``game/env.py``; ``max_turns=7`` in its script); the
+``lamer_minesweeper`` config sets both (``mine_reward=-0.1, max_steps=7``). Our defaults: 0 for a
+mine (losing is already the end of the episode) and enough turns to open every safe cell.
 """
 
 from __future__ import annotations

@@ -6,6 +6,16 @@ same amount taken away when one is pushed off, ``+success_reward`` when the last
 invalid turn (unreadable text, too many moves, or a first move that is blocked) changes nothing and
 costs ``invalid_action_penalty``. A deadlock (a box that can provably never reach a target) ends
 the episode at once, as in LaMer, and the feedback says which box.
+
+``turn_rules="lamer"`` plays a turn as LaMer's code does (``sokoban/envs.py``, ``sokoban/env.py``):
+more than ``moves_per_turn`` moves are cut to that many, a blocked move is a no-op that still costs
+``step_penalty`` and the later moves of the turn still run, the turn's reward is its *last* move's
+(``turn_reward="sum"`` keeps the sum), and the episode ends as soon as the level cannot be solved
+any more (LaMer asks a solver after every move; here
+:func:`~mage_envs.puzzles.sokoban_solver.solve`, exact, where our default only ends on the
+deadlock patterns it can prove). One difference, on purpose: a turn stops at the move that solves
+the level, where LaMer's worker plays the remaining moves too (and may push a box off again while
+still counting the win).
 """
 
 from __future__ import annotations
@@ -19,7 +29,10 @@ from mage_envs.puzzles.sokoban_generator import GeneratedLevel, SokobanSettings,
 from mage_envs.puzzles.sokoban_solver import SearchLimitError, solve
 from mage_envs.puzzles.sokoban_text import RULES, board_text, parse_moves
 
-__all__ = ["SokobanEnv", "SokobanMoreBoxesEnv", "SokobanLargeEnv"]
+__all__ = ["SokobanEnv", "SokobanMoreBoxesEnv", "SokobanLargeEnv", "TURN_RULES"]
+
+TURN_RULES = ("ours", "lamer")
+"""``turn_rules=``: ours (a bad turn is rejected whole) or LaMer's (see the module docstring)."""
 
 
 class SokobanEnv(TextPuzzleEnv):
@@ -43,6 +56,9 @@ class SokobanEnv(TextPuzzleEnv):
         invalid_action_penalty: Cost of an invalid turn.
         end_on_deadlock: End the episode (terminated) as soon as a deadlock is detected
             (``info["deadlock"]`` reports it either way).
+        turn_rules: ``"ours"`` (default) or ``"lamer"``: LaMer's turn rules (module docstring).
+        turn_reward: ``"sum"`` or ``"last"`` (the last move's reward, LaMer's); default: the
+            rule set's (``"sum"`` for ours, ``"last"`` for LaMer's).
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
 
     Example:
@@ -73,6 +89,8 @@ class SokobanEnv(TextPuzzleEnv):
         success_reward: float = 10.0,
         invalid_action_penalty: float = 0.1,
         end_on_deadlock: bool = True,
+        turn_rules: str = "ours",
+        turn_reward: str | None = None,
         render_mode: str | None = None,
     ) -> None:
         super().__init__(max_steps, invalid_action_penalty, render_mode)
@@ -91,6 +109,13 @@ class SokobanEnv(TextPuzzleEnv):
         self.box_on_target_reward = float(box_on_target_reward)
         self.success_reward = float(success_reward)
         self.end_on_deadlock = bool(end_on_deadlock)
+        if turn_rules not in TURN_RULES or turn_reward not in (None, "sum", "last"):
+            raise ValueError(
+                f"turn_rules must be one of {TURN_RULES} and turn_reward None, 'sum' or 'last'; "
+                f"not {turn_rules!r} and {turn_reward!r}."
+            )
+        self.turn_rules = turn_rules
+        self.turn_reward = turn_reward or ("last" if turn_rules == "lamer" else "sum")
         self.initial_level: SokobanLevel | None = None
         self.level: SokobanLevel | None = None
         self.optimal_length: int | None = None
@@ -156,7 +181,8 @@ class SokobanEnv(TextPuzzleEnv):
         truncated = self._out_of_turns(terminated)
         if self.level.solved:
             reward += self.success_reward
-        text = f"You moved {', '.join(applied)}.{note}" + self._ending(terminated, truncated, stuck)
+        moved = f"You moved {', '.join(applied)}." if applied else "Nothing moved."
+        text = moved + note + self._ending(terminated, truncated, stuck)
         obs, info = self._reply(text, invalid=False, applied=applied, stuck=stuck)
         return obs, reward, terminated, truncated, info
 
@@ -172,6 +198,8 @@ class SokobanEnv(TextPuzzleEnv):
         """Why the answer cannot be played as a turn, or '' when it can."""
         if not moves:
             return self._how_to_answer()
+        if self.turn_rules == "lamer":
+            return ""  # extra moves are cut and blocked ones are no-ops, not errors
         if len(moves) > self.moves_per_turn:
             return f"{len(moves)} moves given, at most {self.moves_per_turn} per turn."
         blocked = self.level.step(moves[0]).blocked
@@ -184,23 +212,42 @@ class SokobanEnv(TextPuzzleEnv):
 
         Returns the reward, the moves applied, a note on a blocked move, and the deadlocked boxes.
         """
-        reward, applied, note, stuck = 0.0, [], "", []
-        for i, move in enumerate(moves):
+        lamer = self.turn_rules == "lamer"
+        rewards, applied, notes, stuck = [], [], [], []
+        for i, move in enumerate(moves[: self.moves_per_turn] if lamer else moves):
             result = self.level.step(move)
-            if result.blocked:
+            if result.blocked and not lamer:
                 skipped = len(moves) - i
                 note = f" Move {i + 1} ({move}) was blocked ({result.blocked}); {skipped} skipped."
+                notes.append(note)
                 break
             on_before = self.level.boxes_on_targets
-            self.level = result.level
+            if result.blocked:
+                notes.append(f" Move {i + 1} ({move}) was blocked ({result.blocked}).")
+            else:
+                self.level = result.level
+                applied.append(move)
             self._moves += 1
-            applied.append(move)
             change = self.level.boxes_on_targets - on_before
-            reward += change * self.box_on_target_reward - self.step_penalty
-            stuck = deadlocked_boxes(self.level, self._dead)
+            rewards.append(change * self.box_on_target_reward - self.step_penalty)
+            stuck = self._stuck()
             if self.level.solved or (self.end_on_deadlock and stuck):
                 break
-        return reward, applied, note, stuck
+        if lamer and len(moves) > self.moves_per_turn:
+            notes.append(f" Only the first {self.moves_per_turn} moves were played.")
+        reward = rewards[-1] if self.turn_reward == "last" else sum(rewards)
+        return reward, applied, "".join(notes), stuck
+
+    def _stuck(self) -> list[int]:
+        """The deadlocked boxes; LaMer's rules: every box off target once no solution exists."""
+        stuck = deadlocked_boxes(self.level, self._dead)
+        if stuck or self.turn_rules != "lamer" or self.level.solved:
+            return stuck
+        try:
+            solvable = solve(self.level) is not None
+        except SearchLimitError:
+            solvable = True  # undecided: not a deadlock
+        return [] if solvable else [b for b in self.level.boxes if b not in self.level.targets]
 
     def _reply(
         self, feedback: str, invalid: bool, applied: list[str], stuck: list[int]
