@@ -1,0 +1,95 @@
+"""Caches that make TextWorld's PDDL engine several times faster, with identical output.
+
+Profiling a kitchen game shows where the time goes:
+
+- every step, TextWorld's text grammar re-parses (with TatSu) the same few dozen command templates
+  and feedback rules, once per admissible command;
+- every reset re-translates the PDDL problem with Fast Downward's translator, twice, although a
+  game's problem text never changes (a same-task trial restarts the same game three times).
+
+Both are pure functions of their text input, so their results are memoised here: a parse is
+returned as a deep copy of the cached tree (the engine writes into the symbols it derives), a
+translation as the cached ``(task, sas)`` pair (the engine only reads them). The caches are
+process-wide and switched on by :func:`enable`; :func:`disable` restores TextWorld's functions
+(the benchmark measures both).
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["enable", "disable", "enabled", "TRANSLATIONS_KEPT"]
+
+TRANSLATIONS_KEPT = 16
+"""PDDL translations kept (least recently used dropped): a few games' worth."""
+
+_ORIGINALS: dict[str, Callable[..., Any]] = {}
+
+
+def _copying(function: Callable[..., Any], maxsize: int | None) -> Callable[..., Any]:
+    """Memoise ``function`` and hand out deep copies of its results."""
+    cached = functools.lru_cache(maxsize=maxsize)(function)
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        return copy.deepcopy(cached(*args, **kwargs))
+
+    wrapper.cache_clear = cached.cache_clear  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _argv_kept(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Restore ``sys.argv`` after ``function`` (Fast Downward's translator overwrites it)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        argv = list(sys.argv)
+        try:
+            return function(*args, **kwargs)
+        finally:
+            sys.argv[:] = argv
+
+    return wrapper
+
+
+def _targets() -> list[tuple[Any, str]]:
+    # TextWorld looks both up on their modules at each call, so replacing the attributes is enough.
+    import fast_downward  # noqa: PLC0415 (the optional extra)
+    from textworld.envs.pddl import textgen  # noqa: PLC0415
+
+    return [(textgen, "_parse_and_convert"), (fast_downward, "pddl2sas")]
+
+
+def enable() -> None:
+    """Switch the caches on (idempotent). ``sys.argv`` is protected either way."""
+    _install(cached=True)
+
+
+def disable() -> None:
+    """Use TextWorld's own functions again (``sys.argv`` stays protected)."""
+    _install(cached=False)
+
+
+def enabled() -> bool:
+    """Whether the caches are on."""
+    from textworld.envs.pddl import textgen  # noqa: PLC0415 (the optional extra)
+
+    return getattr(textgen._parse_and_convert, "_mage_cached", False)
+
+
+def _install(cached: bool) -> None:
+    for module, name in _targets():
+        key = f"{module.__name__}.{name}"
+        original = _ORIGINALS.setdefault(key, getattr(module, name))
+        if name == "_parse_and_convert":
+            replacement = _copying(original, None) if cached else original
+        else:
+            replacement = _argv_kept(
+                functools.lru_cache(maxsize=TRANSLATIONS_KEPT)(original) if cached else original
+            )
+        replacement._mage_cached = cached  # type: ignore[attr-defined]
+        setattr(module, name, replacement)
