@@ -5,7 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import pettingzoo
 
-__all__ = ["ENV_IDS", "AEC_ENV_IDS", "register_envs"]
+__all__ = ["ENV_IDS", "AEC_ENV_IDS", "ALFWORLD_ENV_IDS", "register_envs"]
 
 ENV_IDS: dict[str, str] = {
     "mage/KuhnPoker-v0": "mage_envs.games.kuhn_poker:KuhnPokerEnv",
@@ -36,3 +36,16 @@ def register_envs() -> None:
         for env_id, entry_point in AEC_ENV_IDS.items():
             if env_id not in pettingzoo.aec_registry:
                 pettingzoo.register("aec", env_id, entry_point)
+    for env_id, entry_point in ALFWORLD_ENV_IDS.items():
+        if env_id not in gym.registry:
+            gym.register(id=env_id, entry_point=entry_point)
+
+
+ALFWORLD_ENV_IDS: dict[str, str] = {
+    "mage/ALFWorld-v0": "mage_envs.alfworld.env:ALFWorldEnv",
+    "mage/ALFWorld-Generated-v0": "mage_envs.alfworld.env:ALFWorldGeneratedEnv",
+    "mage/ALFWorld-Generated-Unseen-v0": "mage_envs.alfworld.env:ALFWorldGeneratedUnseenEnv",
+}
+"""The ALFWorld ids (they need the ``alfworld`` extra). Registered too, but kept out of
+:data:`ENV_IDS`, the default table of ``python -m baselines.run``: the engine plays tens of steps
+per second and the official games need a download (see docs/alfworld.md)."""

@@ -329,7 +329,7 @@ def _data_text(name: str) -> str:
 
 
 def generate_game(
-    seed: int, task_type: str, settings: GeneratorSettings | None = None
+    seed: int, task_type: str, settings: GeneratorSettings | None = None, attempt: int = 0
 ) -> GeneratedGame:
     """Generate one game of ``task_type`` from ``seed``.
 
@@ -337,6 +337,8 @@ def generate_game(
         seed: Any integer; the same seed, task type and settings give the same game, byte for byte.
         task_type: One of :data:`~mage_envs.alfworld.tasks.TASK_TYPES`.
         settings: Scenes and room size (default: ALFRED's training floor plans, whole rooms).
+        attempt: Draws another game for the same seed (the store moves on to the next attempt
+            when the expert cannot win a game).
 
     Returns:
         The game's two files. Whether the expert solves it is checked separately (the engine
@@ -345,7 +347,8 @@ def generate_game(
     if task_type not in TASK_TYPES:
         raise ValueError(f"Unknown task type {task_type!r}; known: {list(TASK_TYPES)}.")
     settings = settings or GeneratorSettings()
-    rng = random.Random(f"mage-alfworld/{GENERATOR_VERSION}/{task_type}/{settings.key()}/{seed}")
+    key = f"mage-alfworld/{GENERATOR_VERSION}/{task_type}/{settings.key()}/{seed}/{attempt}"
+    rng = random.Random(key)  # a str seed hashes the same way in every process
     task = _pick_task(rng, task_type, settings)
     scene = _place(rng, task, settings)
     library = _goal_library()[task_type]
@@ -371,6 +374,12 @@ def generate_game(
             "object_sliced": False,
         },
         "scene": {"floor_plan": f"FloorPlan{task.room.floor_plan}"},
-        "generator": {"name": "mage", "version": GENERATOR_VERSION, "seed": seed},
+        "generator": {
+            "name": "mage",
+            "version": GENERATOR_VERSION,
+            "seed": seed,
+            "attempt": attempt,
+            "settings": settings.key(),
+        },
     }
     return GeneratedGame(game, traj_data, sentence)
