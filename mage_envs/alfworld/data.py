@@ -62,7 +62,7 @@ def ensure_alfworld_home() -> Path:
 
 
 def cache_home() -> Path:
-    """Return the folder for our caches: ``$MAGE_CACHE``, ``$XDG_CACHE_HOME/mage`` or ``~/.cache/mage``."""
+    """Return our cache folder: ``$MAGE_CACHE``, ``$XDG_CACHE_HOME/mage`` or ``~/.cache/mage``."""
     if os.environ.get("MAGE_CACHE"):
         return Path(os.environ["MAGE_CACHE"])
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"

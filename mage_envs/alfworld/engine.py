@@ -7,6 +7,7 @@ and then reset as often as needed: a same-task trial replays it without parsing 
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,20 +45,15 @@ class AlfredEngine:
     def __init__(self, cached: bool = True, facts: bool = False) -> None:
         ensure_alfworld_home()
         import textworld  # noqa: PLC0415 (the optional extra)
-        from alfworld.agents.environment.alfred_tw_env import (  # noqa: PLC0415
-            AlfredDemangler,
-            AlfredInfos,
-        )
+        from alfworld.agents.environment.alfred_tw_env import AlfredDemangler  # noqa: PLC0415
         from textworld.envs.pddl import PddlEnv  # noqa: PLC0415
 
         if cached:
             _speedups.enable()
         else:
             _speedups.disable()
-        infos = textworld.EnvInfos(
-            won=True, admissible_commands=True, facts=facts, extras=["gamefile"]
-        )
-        self._env = AlfredInfos(AlfredDemangler(PddlEnv(infos), shuffle=False))
+        infos = textworld.EnvInfos(won=True, admissible_commands=True, facts=facts)
+        self._env = AlfredDemangler(PddlEnv(infos), shuffle=False)
         self._game: str | None = None
         self.state = None
 
@@ -71,7 +67,8 @@ class AlfredEngine:
         path = str(Path(game_file).resolve())
         if path != self._game:
             self._game = None
-            self._env.load(path)
+            # read here: TextWorld's own loader leaves the file open
+            self._env.load(json.loads(Path(path).read_text()))
             self._game = path
 
     def reset(self) -> EngineState:

@@ -1,4 +1,4 @@
-"""``mage/ALFWorld-v0`` and ``mage/ALFWorld-Generated-v0``: ALFWorld's text engine as Gymnasium envs.
+"""``mage/ALFWorld-v0`` and ``mage/ALFWorld-Generated-v0``: ALFWorld's engine as Gymnasium envs.
 
 Both play ALFWorld games with the ``alfworld`` package's engine (``pip install
 'mage-metarl[alfworld]'``): the observation is the game's text, the task, the turn and the
@@ -31,7 +31,9 @@ from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
 
 __all__ = ["ALFWorldEnv", "ALFWorldGeneratedEnv", "ALFWorldGeneratedUnseenEnv", "INVALID_FEEDBACK"]
 
-INVALID_FEEDBACK = "Invalid action: write one of the admissible actions listed below. Nothing happens."
+INVALID_FEEDBACK = (
+    "Invalid action: write one of the admissible actions listed below. Nothing happens."
+)
 """What an answer that names no admissible command gets back."""
 
 _MOVE = re.compile(r"move (.+) to (.+)")
@@ -105,7 +107,8 @@ class _AlfredTextEnv(TextPuzzleEnv):
         legal = [] if self._over else list(view.admissible_commands)
         turn = f"Turn {self._turn + 1} of {self.max_steps}." if not self._over else "Game over."
         task = f"\n\nYour task is to: {self._task}" if self._task and self._turn else ""
-        page = f"{feedback.strip()}{task}\n\n{turn} Admissible actions: {', '.join(legal) or 'none'}."
+        actions = ", ".join(legal) or "none"
+        page = f"{feedback.strip()}{task}\n\n{turn} Admissible actions: {actions}."
         info = {
             "legal_actions": legal,
             "invalid_action": invalid,
@@ -171,8 +174,9 @@ class ALFWorldEnv(_AlfredTextEnv):
 class ALFWorldGeneratedEnv(_AlfredTextEnv):
     """Games made by our generator over the shipped floor plans (not the official distribution).
 
-    Seed ``s`` plays task type ``task_types[s % k]`` (of the ``k`` selected) in a game generated
-    from ``s``, checked winnable by the package's expert and written once to the cache folder.
+    Seed ``s`` plays game ``g = s`` (or ``s % num_games``): task type ``task_types[g % k]`` (of
+    the ``k`` selected) in a game generated from ``g``, checked winnable by the package's expert
+    and written once to the cache folder.
 
     Args:
         task_types: As for :class:`ALFWorldEnv`; default all six.
@@ -181,6 +185,8 @@ class ALFWorldGeneratedEnv(_AlfredTextEnv):
         max_receptacles: Keep at most this many receptacles per room (``None``: whole rooms).
         max_objects: Place at most this many objects (``None``: every object type of the room).
         cache_dir: Where generated games are kept (default ``$MAGE_CACHE`` or ``~/.cache/mage``).
+        num_games: Play only games ``0 .. num_games-1`` (a fixed pool, generated once);
+            ``None``: every seed is its own game.
         max_steps: Turns per episode.
         success_reward: Reward when the goal is reached.
         invalid_action_penalty: Cost of an answer that names no admissible command.
@@ -195,6 +201,7 @@ class ALFWorldGeneratedEnv(_AlfredTextEnv):
         max_receptacles: int | None = None,
         max_objects: int | None = None,
         cache_dir: str | os.PathLike | None = None,
+        num_games: int | None = None,
         max_steps: int = 30,
         success_reward: float = 10.0,
         invalid_action_penalty: float = 0.1,
@@ -203,10 +210,15 @@ class ALFWorldGeneratedEnv(_AlfredTextEnv):
     ) -> None:
         super().__init__(max_steps, success_reward, invalid_action_penalty, speedups, render_mode)
         self.task_types = _task_types(task_types)
+        if num_games is not None and (not isinstance(num_games, int) or num_games < 1):
+            raise ValueError(f"num_games must be None or a positive integer, not {num_games!r}.")
+        self.num_games = num_games
         settings = GeneratorSettings(scenes, max_receptacles, max_objects)
         self.store = GameStore(settings, cache_dir, cached=self.speedups)
 
     def _game_file(self, game_seed: int) -> Path:
+        if self.num_games is not None:
+            game_seed %= self.num_games
         task_type = self.task_types[game_seed % len(self.task_types)]
         return self.store.game_file(game_seed, task_type)
 

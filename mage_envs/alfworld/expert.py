@@ -28,8 +28,7 @@ def solve(
         engine: An engine that requests facts (``AlfredEngine(facts=True)``); made if omitted.
         max_steps: Give up after this many commands.
     """
-    from alfworld.agents.expert import HandCodedAgentFailed, HandCodedAgentTimeout  # noqa: PLC0415
-    from alfworld.agents.expert import HandCodedTWAgent  # noqa: PLC0415
+    from alfworld.agents import expert as alfworld_expert  # noqa: PLC0415 (the optional extra)
 
     engine = engine or AlfredEngine(facts=True)
     engine.load(game_file)
@@ -37,7 +36,7 @@ def solve(
     random.seed(0)
     try:
         view = engine.reset()
-        expert = HandCodedTWAgent(max_steps=max_steps)
+        expert = alfworld_expert.HandCodedTWAgent(max_steps=max_steps)
         expert.reset(str(Path(game_file)))
         expert.observe(view.feedback)
         commands, command = [], "look"
@@ -50,7 +49,7 @@ def solve(
             if command not in view.admissible_commands:
                 command = "look"  # what ALFWorld's expert wrapper falls back to
         return commands if view.won else None
-    except (HandCodedAgentFailed, HandCodedAgentTimeout):
+    except (alfworld_expert.HandCodedAgentFailed, alfworld_expert.HandCodedAgentTimeout):
         return None
     finally:
         random.setstate(saved)

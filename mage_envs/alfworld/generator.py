@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from mage_envs.alfworld.layouts import Receptacle, Room, floor_plans, is_unseen_scene, load_room
@@ -26,7 +26,7 @@ from mage_envs.alfworld.tasks import TASK_TYPES
 __all__ = ["GeneratorSettings", "GeneratedGame", "generate_game", "GENERATOR_VERSION"]
 
 GENERATOR_VERSION = 1
-"""Bumped whenever a change would make a seed give a different game (cached games are keyed by it)."""
+"""Bumped whenever a seed would give a different game (the cache folders are keyed by it)."""
 
 _APPLIANCE = {
     "pick_clean_then_place_in_recep": "SinkBasin",
@@ -173,14 +173,12 @@ def _room_tasks(room: Room, task_type: str) -> list[_Task]:
     return tasks
 
 
-@lru_cache(maxsize=None)
+@cache
 def _candidate_rooms(task_type: str, scenes: str) -> tuple[int, ...]:
     def wanted(plan: int) -> bool:
         return scenes == "all" or is_unseen_scene(plan) == (scenes == "unseen")
 
-    return tuple(
-        p for p in floor_plans() if wanted(p) and _room_tasks(load_room(p), task_type)
-    )
+    return tuple(p for p in floor_plans() if wanted(p) and _room_tasks(load_room(p), task_type))
 
 
 def _pick_task(rng: random.Random, task_type: str, settings: GeneratorSettings) -> _Task:
@@ -190,9 +188,7 @@ def _pick_task(rng: random.Random, task_type: str, settings: GeneratorSettings) 
     return rng.choice(_room_tasks(load_room(rng.choice(plans)), task_type))
 
 
-def _keep_receptacles(
-    rng: random.Random, task: _Task, limit: int | None
-) -> list[Receptacle]:
+def _keep_receptacles(rng: random.Random, task: _Task, limit: int | None) -> list[Receptacle]:
     """The receptacles of the game: those the task needs first, then others at random."""
     order = list(task.room.receptacles)
     rng.shuffle(order)
@@ -319,9 +315,7 @@ def _can_contain(scene: _Scene) -> list[str]:
     kinds = sorted({kind for _, kind, _ in scene.receptacles})
     objects = sorted({kind for _, kind, _ in scene.objects})
     fits = _fits()
-    return [
-        f"(canContain {r}Type {o}Type)" for r in kinds for o in objects if o in fits.get(r, ())
-    ]
+    return [f"(canContain {r}Type {o}Type)" for r in kinds for o in objects if o in fits.get(r, ())]
 
 
 def _data_text(name: str) -> str:

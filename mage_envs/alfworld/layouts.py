@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from importlib import resources
 
 __all__ = ["Receptacle", "Room", "ROOM_TYPES", "load_room", "floor_plans", "is_unseen_scene"]
@@ -90,7 +90,7 @@ def _receptacle_kind(alfred_id: str) -> str:
     return parts[-1] if parts[-1] in _BASIN_TYPES else parts[0]
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_room(floor_plan: int) -> Room:
     """Read a shipped floor plan.
 

@@ -2,16 +2,19 @@
 
 Profiling a kitchen game shows where the time goes:
 
-- every step, TextWorld's text grammar re-parses (with TatSu) the same few dozen command templates
-  and feedback rules, once per admissible command;
+- every step, TextWorld's text grammar re-parses (with TatSu) the same few dozen command templates,
+  feedback rules and logic queries, once per admissible command;
+- each symbol it derives deep-copies its context, entity descriptions included, which nothing
+  ever modifies (only the context's own dictionaries are updated);
 - every reset re-translates the PDDL problem with Fast Downward's translator, twice, although a
   game's problem text never changes (a same-task trial restarts the same game three times).
 
-Both are pure functions of their text input, so their results are memoised here: a parse is
+The parses and translations are pure functions of their text, so they are memoised: a parse is
 returned as a deep copy of the cached tree (the engine writes into the symbols it derives), a
-translation as the cached ``(task, sas)`` pair (the engine only reads them). The caches are
-process-wide and switched on by :func:`enable`; :func:`disable` restores TextWorld's functions
-(the benchmark measures both).
+translation as the cached ``(task, sas)`` pair (the engine only reads them); contexts are copied
+one level deep. The output is identical (a test compares whole episodes with and without). The
+changes are process-wide, switched on by :func:`enable`; :func:`disable` restores TextWorld's
+functions (the benchmark measures both).
 """
 
 from __future__ import annotations
@@ -56,12 +59,29 @@ def _argv_kept(function: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
+def _copy_context(context: dict[str, Any]) -> dict[str, Any]:
+    """TextWorld's ``copy_context`` with one-level copies of the two dictionaries it updates."""
+    return {
+        "state": context["state"],
+        "facts": context["facts"],
+        "variables": dict(context["variables"]),
+        "mapping": dict(context["mapping"]),
+        "entity_infos": context["entity_infos"],
+    }
+
+
 def _targets() -> list[tuple[Any, str]]:
-    # TextWorld looks both up on their modules at each call, so replacing the attributes is enough.
+    # TextWorld looks these up on their modules at each call: replacing the attributes is enough.
     import fast_downward  # noqa: PLC0415 (the optional extra)
+    import textworld.logic as logic  # noqa: PLC0415
     from textworld.envs.pddl import textgen  # noqa: PLC0415
 
-    return [(textgen, "_parse_and_convert"), (fast_downward, "pddl2sas")]
+    return [
+        (textgen, "_parse_and_convert"),
+        (logic, "_parse_and_convert"),
+        (textgen, "copy_context"),
+        (fast_downward, "pddl2sas"),
+    ]
 
 
 def enable() -> None:
@@ -87,9 +107,12 @@ def _install(cached: bool) -> None:
         original = _ORIGINALS.setdefault(key, getattr(module, name))
         if name == "_parse_and_convert":
             replacement = _copying(original, None) if cached else original
+        elif name == "copy_context":
+            replacement = _copy_context if cached else original
         else:
             replacement = _argv_kept(
                 functools.lru_cache(maxsize=TRANSLATIONS_KEPT)(original) if cached else original
             )
-        replacement._mage_cached = cached  # type: ignore[attr-defined]
+        if name != "copy_context":
+            replacement._mage_cached = cached  # type: ignore[attr-defined]
         setattr(module, name, replacement)
