@@ -128,7 +128,8 @@ def _add_agent_options(add: Any) -> None:
         "--config",
         type=Path,
         help="YAML file with any of the settings below (flags win), or the name of a ready "
-        "config: mage_kuhn, mage_tictactoe, lamer_sokoban, lamer_minesweeper",
+        "config: mage_kuhn, mage_tictactoe, lamer_sokoban, lamer_minesweeper, lamer_alfworld, "
+        "mage_alfworld",
     )
     add(
         "--agent",

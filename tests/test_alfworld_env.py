@@ -221,3 +221,17 @@ def test_fresh_interpreter_with_module_prefix(homes):
         "assert 'torch' not in sys.modules, 'mage_envs must not import torch'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_runner_plays_generated_games_and_explains_missing_data(homes, games, capsys):
+    from baselines import run
+
+    argv_before = list(sys.argv)
+    kwargs = '{"max_receptacles": 6, "max_objects": 6, "num_games": 6, "max_steps": 3}'
+    argv = ["--env", "mage/ALFWorld-Generated-v0", "--tasks", "2", "--env-kwargs", kwargs]
+    assert run.main(argv + ["--episodes", "2"]) == 0
+    assert "mage/ALFWorld-Generated-v0" in capsys.readouterr().out
+    assert sys.argv == argv_before
+    assert run.main(["--config", "lamer_alfworld", "--tasks", "2"]) == 2
+    out = capsys.readouterr().out
+    assert "Skipping mage/ALFWorld-v0" in out and "alfworld-download" in out
