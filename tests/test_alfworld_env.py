@@ -18,7 +18,12 @@ pytest.importorskip("alfworld", reason="needs the alfworld extra")
 
 import mage_envs  # noqa: E402
 from mage_envs import MetaEpisodeWrapper  # noqa: E402
-from mage_envs.alfworld import TASK_TYPES, UNSEEN_TASK_TYPES, MissingDataError  # noqa: E402
+from mage_envs.alfworld import (  # noqa: E402
+    TASK_TYPES,
+    UNSEEN_TASK_TYPES,
+    MissingDataError,
+    speedups,  # noqa: E402
+)
 
 SMALL = {"max_receptacles": 6, "max_objects": 6}
 POOL = {**SMALL, "num_games": len(TASK_TYPES)}  # seeds beyond the pool reuse its games
@@ -119,13 +124,17 @@ def _trace(env, seed, steps=12):
 
 
 def test_same_seed_same_episode_and_speedups_change_nothing(homes, games):
-    assert _trace(games, 2) == _trace(games, 2)
+    cached = _trace(games, 2)
+    assert cached == _trace(games, 2)
     plain = gym.make("mage/ALFWorld-Generated-v0", speedups=False, **POOL)
     try:
-        assert _trace(plain, 2) == _trace(games, 2)
+        assert _trace(plain, 2) == cached
+        assert not speedups.enabled()
+        fast = _trace(games, 5)  # each engine switches to its own setting
+        assert speedups.enabled()
+        assert _trace(plain, 5) == fast
     finally:
         plain.close()
-        games.reset(seed=0)  # switches the caches back on
 
 
 def test_generated_games_are_the_same_bytes_in_another_cache(homes, games, tmp_path):

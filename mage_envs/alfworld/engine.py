@@ -38,7 +38,7 @@ class AlfredEngine:
 
     Args:
         cached: Memoise TextWorld's template parses and PDDL translations (identical output,
-            several times faster; see :mod:`mage_envs.alfworld.speedups`). Process-wide.
+            several times faster; see :mod:`mage_envs.alfworld.speedups`).
         facts: Also request the world's facts (the hand-coded expert reads them).
     """
 
@@ -48,10 +48,7 @@ class AlfredEngine:
         from alfworld.agents.environment.alfred_tw_env import AlfredDemangler  # noqa: PLC0415
         from textworld.envs.pddl import PddlEnv  # noqa: PLC0415
 
-        if cached:
-            _speedups.enable()
-        else:
-            _speedups.disable()
+        self.cached = bool(cached)
         infos = textworld.EnvInfos(won=True, admissible_commands=True, facts=facts)
         self._env = AlfredDemangler(PddlEnv(infos), shuffle=False)
         self._game: str | None = None
@@ -65,6 +62,7 @@ class AlfredEngine:
     def load(self, game_file: str | os.PathLike) -> None:
         """Load a game (skipped when it is the game already loaded)."""
         path = str(Path(game_file).resolve())
+        _speedups.use(self.cached)
         if path != self._game:
             self._game = None
             # read here: TextWorld's own loader leaves the file open
@@ -75,11 +73,13 @@ class AlfredEngine:
         """Restart the loaded game from its initial state."""
         if self._game is None:
             raise RuntimeError("Load a game before reset().")
+        _speedups.use(self.cached)
         self.state = self._env.reset()
         return self._view()
 
     def step(self, command: str) -> EngineState:
         """Play one command (an admissible one; others print "Nothing happens.")."""
+        _speedups.use(self.cached)
         self.state, _, _ = self._env.step(command)
         return self._view()
 

@@ -25,7 +25,8 @@ from mage_envs.alfworld.data import collect_games, split_folder
 from mage_envs.alfworld.engine import AlfredEngine, EngineState
 from mage_envs.alfworld.generator import GeneratorSettings
 from mage_envs.alfworld.store import GameStore
-from mage_envs.alfworld.tasks import UNSEEN_TASK_TYPES, task_types
+from mage_envs.alfworld.tasks import UNSEEN_TASK_TYPES
+from mage_envs.alfworld.tasks import task_types as select_task_types
 from mage_envs.parsing import parse_action
 from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
 
@@ -163,7 +164,7 @@ class ALFWorldEnv(_AlfredTextEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__(max_steps, success_reward, invalid_action_penalty, speedups, render_mode)
-        self.task_types = _task_types(task_types)
+        self.task_types = select_task_types(task_types)
         folder = split_folder(data_path, split)
         self.games = list(_collect(str(folder.resolve()), self.task_types))
 
@@ -209,7 +210,7 @@ class ALFWorldGeneratedEnv(_AlfredTextEnv):
         render_mode: str | None = None,
     ) -> None:
         super().__init__(max_steps, success_reward, invalid_action_penalty, speedups, render_mode)
-        self.task_types = _task_types(task_types)
+        self.task_types = select_task_types(task_types)
         if num_games is not None and (not isinstance(num_games, int) or num_games < 1):
             raise ValueError(f"num_games must be None or a positive integer, not {num_games!r}.")
         self.num_games = num_games
@@ -229,10 +230,6 @@ class ALFWorldGeneratedUnseenEnv(ALFWorldGeneratedEnv):
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("task_types", UNSEEN_TASK_TYPES)
         super().__init__(**kwargs)
-
-
-def _task_types(selection: Any) -> tuple[str, ...]:
-    return task_types(selection)
 
 
 @lru_cache(maxsize=8)

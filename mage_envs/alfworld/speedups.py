@@ -14,7 +14,8 @@ returned as a deep copy of the cached tree (the engine writes into the symbols i
 translation as the cached ``(task, sas)`` pair (the engine only reads them); contexts are copied
 one level deep. The output is identical (a test compares whole episodes with and without). The
 changes are process-wide, switched on by :func:`enable`; :func:`disable` restores TextWorld's
-functions (the benchmark measures both).
+functions (the benchmark measures both). Each engine calls :func:`use` with its own setting before
+it loads, resets or steps, so envs made with and without speed-ups can share a process.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["enable", "disable", "enabled", "TRANSLATIONS_KEPT"]
+__all__ = ["enable", "disable", "enabled", "use", "TRANSLATIONS_KEPT"]
 
 TRANSLATIONS_KEPT = 16
 """PDDL translations kept (least recently used dropped): a few games' worth."""
@@ -99,6 +100,12 @@ def enabled() -> bool:
     from textworld.envs.pddl import textgen  # noqa: PLC0415 (the optional extra)
 
     return getattr(textgen._parse_and_convert, "_mage_cached", False)
+
+
+def use(cached: bool) -> None:
+    """Switch the caches on or off, doing nothing when they already are."""
+    if enabled() != cached:
+        _install(cached)
 
 
 def _install(cached: bool) -> None:
