@@ -17,10 +17,12 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from functools import cache, lru_cache
+from functools import cache
 from importlib import resources
 
+from mage_envs.alfworld import tables
 from mage_envs.alfworld.layouts import Receptacle, Room, floor_plans, is_unseen_scene, load_room
+from mage_envs.alfworld.problem import LAMPS, Scene, location_name, mangle, problem_text
 from mage_envs.alfworld.tasks import TASK_TYPES
 
 __all__ = ["GeneratorSettings", "GeneratedGame", "generate_game", "GENERATOR_VERSION"]
@@ -38,10 +40,7 @@ _PROPERTY = {
     "pick_heat_then_place_in_recep": "Heatable",
     "pick_cool_then_place_in_recep": "Coolable",
 }
-_LAMPS = ("DeskLamp", "FloorLamp")
 _LAMP_HOLDERS = ("Desk", "SideTable", "Dresser", "CoffeeTable", "DiningTable", "Shelf", "TVStand")
-_FACT_PROPERTIES = (("Heatable", "heatable"), ("Coolable", "coolable"), ("Cleanable", "cleanable"))
-_FACT_PROPERTIES += (("Sliceable", "sliceable"), ("Toggleable", "toggleable"))
 
 
 @dataclass(frozen=True)
@@ -108,64 +107,37 @@ class GeneratedGame:
         }
 
 
-def _constants():
-    import alfworld.gen.constants as constants  # noqa: PLC0415 (the optional extra)
-
-    return constants
-
-
-def _goal_library():
-    import alfworld.gen.goal_library as goal_library  # noqa: PLC0415 (the optional extra)
-
-    return goal_library.gdict
-
-
-@lru_cache(maxsize=1)
-def _fits() -> dict[str, frozenset[str]]:
-    """Receptacle type -> the object types it can hold (ALFWorld's table, without slices)."""
-    table = _constants().VAL_RECEPTACLE_OBJECTS
-    return {r: frozenset(o for o in objs if not o.endswith("Sliced")) for r, objs in table.items()}
-
-
-@lru_cache(maxsize=1)
-def _movable() -> frozenset[str]:
-    return frozenset(_constants().MOVABLE_RECEPTACLES)
-
-
-@lru_cache(maxsize=1)
-def _properties() -> dict[str, frozenset[str]]:
-    return {k: frozenset(v) for k, v in _constants().VAL_ACTION_OBJECTS.items()}
-
-
 def _portable(room: Room) -> list[str]:
     """Object types of the room that some static receptacle of the room can hold."""
     kinds = room.receptacle_kinds()
-    return [o for o in room.object_types if any(o in _fits().get(k, ()) for k in kinds)]
+    return [o for o in room.object_types if any(o in tables.fits().get(k, ()) for k in kinds)]
 
 
 def _room_tasks(room: Room, task_type: str) -> list[_Task]:
     """Every (target, goal receptacle) pair of ``task_type`` that this room supports."""
-    goals_valid = _constants().GOALS_VALID[task_type]
+    goals_valid = tables.constants().GOALS_VALID[task_type]
     room_names = {"kitchen": "Kitchen", "livingroom": "LivingRoom", "bedroom": "Bedroom"}
     if room_names.get(room.room_type, "Bathroom") not in goals_valid:
         return []
-    kinds = sorted(room.receptacle_kinds() - _movable())
+    kinds = sorted(room.receptacle_kinds() - tables.movable())
     appliance = _APPLIANCE.get(task_type, "")
     if appliance == "SinkBasin" and appliance not in kinds and "BathtubBasin" in kinds:
         appliance = "BathtubBasin"
     if appliance and appliance not in kinds:
         return []
     portable = _portable(room)
-    wanted = _properties().get(_PROPERTY.get(task_type, ""), None)
+    wanted = tables.properties().get(_PROPERTY.get(task_type, ""), None)
     targets = [o for o in portable if wanted is None or o in wanted]
     if task_type == "look_at_obj_in_light":
-        lamps = [lamp for lamp in _LAMPS if lamp in room.object_types]
+        lamps = [lamp for lamp in LAMPS if lamp in room.object_types]
         if not lamps or not any(k in kinds for k in _LAMP_HOLDERS):
             return []
-        return [_Task(room, task_type, o, lamp=lamps[0]) for o in targets if o not in _movable()]
+        return [
+            _Task(room, task_type, o, lamp=lamps[0]) for o in targets if o not in tables.movable()
+        ]
     tasks = []
     for target in targets:
-        holders = [k for k in kinds if target in _fits().get(k, ())]
+        holders = [k for k in kinds if target in tables.fits().get(k, ())]
         for parent in holders:
             # the target must be able to start somewhere else than its goal receptacle
             if parent != appliance and any(k != parent for k in holders):
@@ -192,7 +164,7 @@ def _keep_receptacles(rng: random.Random, task: _Task, limit: int | None) -> lis
     """The receptacles of the game: those the task needs first, then others at random."""
     order = list(task.room.receptacles)
     rng.shuffle(order)
-    fits = _fits()
+    fits = tables.fits()
     needs = [
         lambda r: r.kind == task.parent,
         lambda r: r.kind == task.appliance,
@@ -205,7 +177,7 @@ def _keep_receptacles(rng: random.Random, task: _Task, limit: int | None) -> lis
         if found is not None:
             kept.append(found)
     kept += [r for r in order if r not in kept]
-    kept = [r for r in kept if r.kind not in _movable()][: limit or len(kept)]
+    kept = [r for r in kept if r.kind not in tables.movable()][: limit or len(kept)]
     return sorted(kept, key=lambda r: r.alfred_id)
 
 
@@ -221,35 +193,14 @@ def _objects_to_place(rng: random.Random, task: _Task, limit: int | None) -> lis
     return objects[: limit or len(objects)]
 
 
-def _mangle(text: str) -> str:
-    """ALFRED id -> PDDL name, as the official games spell them (``|`` -> ``_bar_`` ...)."""
-    for old, new in (("|", "_bar_"), ("-", "_minus_"), ("+", "_plus_"), (".", "_dot_")):
-        text = text.replace(old, new)
-    return text.replace(",", "_comma_")
-
-
-def _location(pose: tuple[float, float, int, int]) -> str:
-    x, z, rotation, horizon = pose
-    parts = (round(x / 0.25), round(z / 0.25), rotation // 90, horizon)
-    return _mangle("loc|" + "|".join(str(p) for p in parts))
-
-
-@dataclass
-class _Scene:
-    """The placed world, ready to be written as a PDDL problem."""
-
-    receptacles: list[tuple[str, str, str]]  # (pddl name, kind, location)
-    objects: list[tuple[str, str, str]]  # (pddl name, kind, receptacle pddl name)
-
-
-def _place(rng: random.Random, task: _Task, settings: GeneratorSettings) -> _Scene:
+def _place(rng: random.Random, task: _Task, settings: GeneratorSettings) -> Scene:
     kept = _keep_receptacles(rng, task, settings.max_receptacles)
-    receptacles = [(_mangle(r.alfred_id), r.kind, _location(r.pose)) for r in kept]
-    fits = _fits()
+    receptacles = [(mangle(r.alfred_id), r.kind, location_name(r.pose)) for r in kept]
+    fits = tables.fits()
     placed: list[tuple[str, str, str]] = []
     counts: dict[str, int] = {}
     for kind in _objects_to_place(rng, task, settings.max_objects):
-        if kind in _LAMPS:
+        if kind in LAMPS:
             spots = [r for r in receptacles if r[1] in _LAMP_HOLDERS]
         else:
             spots = [r for r in receptacles if kind in fits.get(r[1], ())]
@@ -258,64 +209,7 @@ def _place(rng: random.Random, task: _Task, settings: GeneratorSettings) -> _Sce
         if spots:
             counts[kind] = counts.get(kind, 0) + 1
             placed.append((f"{kind}_bar_{counts[kind]}", kind, rng.choice(spots)[0]))
-    return _Scene(receptacles, placed)
-
-
-def _problem(name: str, scene: _Scene, goal: str) -> str:
-    constants = _constants()
-    # A type name may be declared once: movable receptacles (a mug) are object types only.
-    rtypes = sorted(set(constants.RECEPTACLES) - _movable())
-    otypes = sorted((set(constants.OBJECTS) | _movable()) - set(rtypes))
-    locations = sorted({loc for _, _, loc in scene.receptacles} | {"loc_bar_start"})
-    declared = ["        agent1 - agent"]
-    declared += [f"        {o}Type - otype" for o in otypes]
-    declared += [f"        {r}Type - rtype" for r in rtypes]
-    declared += [f"        {name_} - object" for name_, _, _ in scene.objects]
-    declared += [f"        {name_} - receptacle" for name_, _, _ in scene.receptacles]
-    declared += [f"        {loc} - location" for loc in locations]
-    facts = ["(atLocation agent1 loc_bar_start)"] + _receptacle_facts(scene)
-    facts += _object_facts(scene) + _can_contain(scene)
-    init = "\n".join(f"        {fact}" for fact in facts)
-    return (
-        f"(define (problem {name})\n    (:domain alfred)\n    (:objects\n"
-        + "\n".join(declared)
-        + f"\n    )\n    (:init\n{init}\n    )\n{goal}"
-    )
-
-
-def _receptacle_facts(scene: _Scene) -> list[str]:
-    openable = set(_constants().OPENABLE_CLASS_LIST)
-    facts = []
-    for name, kind, loc in scene.receptacles:
-        facts += [f"(receptacleType {name} {kind}Type)", f"(receptacleAtLocation {name} {loc})"]
-        if kind in openable:
-            facts.append(f"(openable {name})")
-    return facts
-
-
-def _object_facts(scene: _Scene) -> list[str]:
-    where = {name: loc for name, _, loc in scene.receptacles}
-    properties = _properties()
-    facts = []
-    for name, kind, receptacle in scene.objects:
-        facts += [
-            f"(objectType {name} {kind}Type)",
-            f"(inReceptacle {name} {receptacle})",
-            f"(objectAtLocation {name} {where[receptacle]})",
-        ]
-        if kind not in _LAMPS:
-            facts.append(f"(pickupable {name})")
-        if kind in _movable():
-            facts.append(f"(isReceptacleObject {name})")
-        facts += [f"({fact} {name})" for key, fact in _FACT_PROPERTIES if kind in properties[key]]
-    return facts
-
-
-def _can_contain(scene: _Scene) -> list[str]:
-    kinds = sorted({kind for _, kind, _ in scene.receptacles})
-    objects = sorted({kind for _, kind, _ in scene.objects})
-    fits = _fits()
-    return [f"(canContain {r}Type {o}Type)" for r in kinds for o in objects if o in fits.get(r, ())]
+    return Scene(receptacles, placed)
 
 
 def _data_text(name: str) -> str:
@@ -345,7 +239,7 @@ def generate_game(
     rng = random.Random(key)  # a str seed hashes the same way in every process
     task = _pick_task(rng, task_type, settings)
     scene = _place(rng, task, settings)
-    library = _goal_library()[task_type]
+    library = tables.goal_library()[task_type]
     params = {"obj": task.target, "recep": task.parent, "toggle": task.lamp}
     goal = library["pddl"].replace("#", "-").format(**params)
     sentence = rng.choice(library["templates"]).format(
@@ -355,7 +249,7 @@ def generate_game(
     game = {
         "pddl_domain": _data_text("alfred.pddl"),
         "grammar": _data_text("alfred.twl2").replace("UNKNOWN GOAL", sentence),
-        "pddl_problem": _problem(name, scene, goal),
+        "pddl_problem": problem_text(name, scene, goal),
         "solvable": True,
     }
     traj_data = {
