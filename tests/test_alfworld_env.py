@@ -203,8 +203,12 @@ def test_check_env(homes, games, env_id):
         env.close()
 
 
-def test_same_task_trial_replays_the_same_game(homes, games):
-    env = gym.make("mage/ALFWorld-Generated-v0", max_steps=2, **POOL)
+@pytest.mark.parametrize("env_id", ["mage/ALFWorld-Generated-v0", "mage/ALFWorld-v0"])
+def test_same_task_trial_replays_the_same_game(homes, games, env_id):
+    if env_id == "mage/ALFWorld-v0":
+        env = gym.make(env_id, data_path=games.unwrapped.store.root, max_steps=2)
+    else:
+        env = gym.make(env_id, max_steps=2, **POOL)
     trial = MetaEpisodeWrapper(env, num_episodes=3, same_task=True)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # the wrapper warns if a replay differs
