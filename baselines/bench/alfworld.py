@@ -4,7 +4,8 @@ Figures, for whole rooms (the default) and small ones (6 receptacles, 6 objects)
 
 - make s: the first reset of a new seed with an empty cache folder: our generator, the expert's
   check on the engine, and the folder written (paid once per game, then read from the cache).
-- load+reset s: ``reset`` on a game already in the cache but not loaded (a new task).
+- load+reset s: ``reset`` on a game already in the cache folder but not loaded in this process
+  (a new task; the process's caches are emptied first).
 - restart s: ``reset`` on the game just played (a same-task trial's next episode).
 - steps/s: ``step`` calls per second of a random agent choosing among ``info["legal_actions"]``,
   episodes of 30 turns (resets not timed).
@@ -26,6 +27,7 @@ import time
 import gymnasium as gym
 
 import mage_envs  # noqa: F401  (registers the ids)
+from mage_envs.alfworld import speedups
 
 ROOMS = {"whole rooms": {}, "small rooms": {"max_receptacles": 6, "max_objects": 6}}
 """The generator settings measured."""
@@ -59,8 +61,9 @@ def measure(kwargs: dict, games: int, seconds: float, cache: str) -> dict[str, f
     fresh = gym.make("mage/ALFWorld-Generated-v0", cache_dir=cache, **kwargs)
     figures = {"make s": _mean_reset(fresh, seeds)}
     fresh.close()
-    for name, speedups in (("cached", True), ("plain", False)):
-        env = gym.make("mage/ALFWorld-Generated-v0", cache_dir=cache, speedups=speedups, **kwargs)
+    for name, cached in (("cached", True), ("plain", False)):
+        speedups.disable()  # empties the caches: the games were translated while being made
+        env = gym.make("mage/ALFWorld-Generated-v0", cache_dir=cache, speedups=cached, **kwargs)
         figures[f"load+reset s ({name})"] = _mean_reset(env, seeds)
         env.reset(seed=0)
         figures[f"restart s ({name})"] = _mean_reset(env, [0] * games)
