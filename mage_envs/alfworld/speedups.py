@@ -26,10 +26,14 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["enable", "disable", "enabled", "use", "TRANSLATIONS_KEPT"]
+__all__ = ["enable", "disable", "enabled", "use", "PARSES_KEPT", "TRANSLATIONS_KEPT"]
 
 TRANSLATIONS_KEPT = 16
 """PDDL translations kept (least recently used dropped): a few games' worth."""
+
+PARSES_KEPT = 4096
+"""Parsed texts kept: the few hundred templates and queries every game shares, and room for the
+rules that differ per game (the task sentence), which are dropped first when unused."""
 
 _ORIGINALS: dict[str, Callable[..., Any]] = {}
 
@@ -113,7 +117,7 @@ def _install(cached: bool) -> None:
         key = f"{module.__name__}.{name}"
         original = _ORIGINALS.setdefault(key, getattr(module, name))
         if name == "_parse_and_convert":
-            replacement = _copying(original, None) if cached else original
+            replacement = _copying(original, PARSES_KEPT) if cached else original
         elif name == "copy_context":
             replacement = _copy_context if cached else original
         else:
