@@ -1,7 +1,8 @@
 """``python -m baselines.run``: evaluate agents on trials of the suite's envs and report results.
 
 With no arguments it runs the embedded default: a random-legal agent plays 20 trials of 3 episodes
-on every registered env against the env's default opponent, and prints the table (a few seconds).
+on every env of ``mage_envs.ENV_IDS`` against the env's default opponent, and prints the table (a
+few seconds). The ALFWorld ids, registered but slower, play when named with ``--env``.
 
 Every setting comes from flags or from ``--config FILE.yaml`` (flags win); the ready configs of the
 published settings are in ``baselines/configs/``. With ``--out DIR`` the run writes
@@ -74,7 +75,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         dest="envs",
         metavar="ID",
-        help="env id to play (repeatable; default: every registered id)",
+        help="env id to play (repeatable; default: every id of mage_envs.ENV_IDS; the slower "
+        "ALFWorld ids, e.g. mage/ALFWorld-Generated-v0, only when named)",
     )
     add(
         "--opponent",

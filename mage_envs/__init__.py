@@ -5,11 +5,12 @@ Importing the package registers its Gymnasium ids (``mage/KuhnPoker-v0``, ``mage
 """
 
 from mage_envs.meta import MetaEpisodeWrapper, TextAdapter, TrialResult, make_trial
-from mage_envs.registration import DATA_ENV_IDS, ENV_IDS, register_envs
+from mage_envs.registration import ALFWORLD_ENV_IDS, DATA_ENV_IDS, ENV_IDS, register_envs
 
 register_envs()
 
 __all__ = [
+    "ALFWORLD_ENV_IDS",
     "DATA_ENV_IDS",
     "ENV_IDS",
     "MetaEpisodeWrapper",

@@ -24,6 +24,15 @@ class ScriptedOpponent:
         return action
 
 
+@pytest.fixture(scope="session", autouse=True)
+def private_caches(tmp_path_factory):
+    """ALFWorld's data folder and our cache folder are temporary: tests never write to the home."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ALFWORLD_DATA", str(tmp_path_factory.mktemp("alfworld-data")))
+        patch.setenv("MAGE_CACHE", str(tmp_path_factory.mktemp("mage-cache")))
+        yield
+
+
 @pytest.fixture
 def scripted():
     """Return the ScriptedOpponent class."""

@@ -13,6 +13,7 @@ BENCHMARKS = {
     "opponents": "baselines.bench.opponents",
     "wrapper": "baselines.bench.wrapper",
     "webshop": "baselines.bench.webshop",
+    "alfworld": "baselines.bench.alfworld",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
 
