@@ -43,12 +43,24 @@ class Reply:
         prompt_tokens: Tokens read by the model for this answer (0 for scripted agents).
         completion_tokens: Tokens written by the model for this answer.
         error: ``None``, or why the call failed (for example ``"HTTP 500 after 4 attempts"``).
+        faults: Failed backend attempts behind this reply, the retried ones included (a reply
+            that succeeded on its third attempt has 2).
     """
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     error: str | None = None
+    faults: int = 0
+
+    @property
+    def backend_failed(self) -> bool:
+        """True when the backend gave no answer (transport or server fault after its retries).
+
+        Such a step says nothing about the agent: the trial it belongs to cannot be scored. An
+        agent's own error (an exception in ``act``, a non-text answer) has ``faults == 0``.
+        """
+        return self.error is not None and self.faults > 0
 
 
 @runtime_checkable

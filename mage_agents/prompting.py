@@ -219,7 +219,7 @@ class LLMAgent:
             return reply
         answer = read_answer(reply.text, info)
         self.strategy.remember(answer, info, self.memory)
-        return Reply(answer, reply.prompt_tokens, reply.completion_tokens)
+        return Reply(answer, reply.prompt_tokens, reply.completion_tokens, faults=reply.faults)
 
     def act(self, observation: str, info: Mapping[str, Any]) -> Reply:
         """Answer one step on its own (an unbatched call)."""
