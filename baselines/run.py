@@ -20,6 +20,7 @@ import inspect
 import json
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 
 from baselines.achievable import achievable_interval
 from baselines.agents import AgentFactory, agent_settings, build_agent_factory
+from baselines.failures import failure_lines, failure_markdown
 from baselines.report import console_table, markdown_report, write_csv, write_plots
 from baselines.results import ResultsFile
 from baselines.runner import evaluate, plan_trials
@@ -40,6 +42,12 @@ __all__ = ["main", "load_settings", "play_random", "DEFAULTS"]
 
 PROGRESS_MIN_TRIALS = 50
 """Runs with at least this many trials to play show a progress bar (on a terminal)."""
+
+STOP_AFTER_FAILURES = 10
+"""An agent's trials stop being started after this many failed trials in a row (backend down)."""
+
+EXIT_FAILED_TRIALS = 3
+"""Exit code when some planned trials could not be played (backend faults); 2 is bad settings."""
 
 
 CONFIG_KEYS_HELP = """\
@@ -238,11 +246,26 @@ def _progress(console: Console, total: int) -> Progress:
     )
 
 
-def run(settings: dict[str, Any], console: Console) -> list[dict[str, Any]]:
-    """Evaluate every agent of ``settings``; return all their trial records."""
+@dataclass
+class Outcome:
+    """What a run played.
+
+    Attributes:
+        records: The finished trials (old and new), the figures' input.
+        failed: The trials the backend failed (incomplete records, replayed by the next run).
+        unplayed: Trials not started because the run stopped on repeated failures.
+    """
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    unplayed: int = 0
+
+
+def run(settings: dict[str, Any], console: Console) -> Outcome:
+    """Evaluate every agent of ``settings``; return their finished and failed trials."""
     out = settings["out"]
     results = ResultsFile(Path(out) / "results.jsonl" if out else None)
-    records = []
+    outcome = Outcome()
     factories = [build_agent_factory(config) for config in settings["agents"]]
     names = [factory.name for factory in factories]
     twice = sorted({name for name in names if names.count(name) > 1})
@@ -261,30 +284,40 @@ def run(settings: dict[str, Any], console: Console) -> list[dict[str, Any]]:
             )
         with _progress(console, todo) as progress:
             bar = progress.add_task(factory.name, total=todo)
-            records += evaluate(
+            outcome.records += evaluate(
                 factory,
                 specs,
                 results,
                 workers=settings["workers"],
                 batch_size=settings["batch_size"],
                 on_record=lambda _, bar=bar: progress.advance(bar),
+                stop_after_failures=STOP_AFTER_FAILURES,
             )
-    return records
+        ids = [s.trial_id for s in specs]
+        failed = results.failed(ids)
+        outcome.failed += failed
+        outcome.unplayed += len(ids) - len(failed) - sum(i in results for i in ids)
+    return outcome
 
 
-def report(settings: dict[str, Any], records: list[dict[str, Any]], console: Console) -> None:
+def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None:
     """Print the table and, with ``out``, write summary.md, summary.csv and plots."""
+    records = outcome.records
     summaries = summarize(records, achievable=achievable_interval)
     console.print(console_table(summaries, settings["title"]))
     failed = sum(s.failed_steps for s in summaries)
     if failed:
         errors = next(r["errors"][0] for r in records if r["errors"])
         console.print(f"[yellow]{failed} failed steps (e.g. {errors}); see results.jsonl.[/]")
+    _print_failures(outcome, console)
     out = settings["out"]
     if not out:
         return
     out = Path(out)
-    (out / "summary.md").write_text(markdown_report(summaries, records, settings["title"]))
+    text = markdown_report(summaries, records, settings["title"])
+    if outcome.failed:
+        text = text.rstrip("\n") + "\n\n" + failure_markdown(outcome.failed) + "\n"
+    (out / "summary.md").write_text(text)
     write_csv(summaries, out / "summary.csv")
     written = ["results.jsonl", "summary.md", "summary.csv"]
     if settings["plots"] and importlib.util.find_spec("matplotlib") is None:
@@ -292,6 +325,11 @@ def report(settings: dict[str, Any], records: list[dict[str, Any]], console: Con
     elif settings["plots"]:
         written += [p.name for p in write_plots(summaries, records, out)]
     console.print(f"Wrote {', '.join(written)} to {out}.")
+
+
+def _print_failures(outcome: Outcome, console: Console) -> None:
+    for line in failure_lines(outcome.failed, outcome.unplayed):
+        console.print(f"[red]{line}[/]", highlight=False)
 
 
 def play_random(env_id: str, games: int, seed: int) -> GroupSummary:
@@ -320,16 +358,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(argv)
         start = time.perf_counter()
-        records = run(settings, console)
+        outcome = run(settings, console)
     except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
         console.print(f"[red]error:[/] {error}", markup=True, highlight=False)
         return 2
-    if not records:
+    if not outcome.records:
+        _print_failures(outcome, console)
         console.print("[red]error:[/] no trial could be played (see the messages above).")
-        return 2
-    report(settings, records, console)
-    console.print(f"{len(records)} trials in {time.perf_counter() - start:.1f} s.")
-    return 0
+        return EXIT_FAILED_TRIALS if outcome.failed else 2
+    report(settings, outcome, console)
+    console.print(f"{len(outcome.records)} trials in {time.perf_counter() - start:.1f} s.")
+    return EXIT_FAILED_TRIALS if outcome.failed or outcome.unplayed else 0
 
 
 if __name__ == "__main__":

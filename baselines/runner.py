@@ -9,6 +9,12 @@
 3. :func:`evaluate` skips the trials already in the results file, plays the rest (in worker
    processes if asked) and appends each finished trial at once, fsync'd
    (:class:`~baselines.results.ResultsFile`), so a killed run resumes where it stopped.
+
+A backend fault is not a result: a trial in which a step got no answer from the backend (the
+connection refused, timeouts, server errors after the retries: :attr:`Reply.backend_failed`) stops
+at once and is saved marked ``"incomplete"`` with the reasons; it is not counted in the figures and
+the next run plays it again. An empty answer from a healthy server is the model's, an invalid
+answer like any other.
 """
 
 from __future__ import annotations
@@ -170,6 +176,8 @@ class _Live:
     invalid_steps: int = 0
     failed_steps: int = 0
     errors: list[str] = field(default_factory=list)
+    faults: int = 0
+    backend_failed: bool = False
     prompt_tokens: int = 0
     completion_tokens: int = 0
     reflections_seen: int = 0
@@ -207,10 +215,14 @@ def _step(live: _Live, reply: Reply) -> bool:
     """Apply one reply; return True when the trial is over."""
     live.prompt_tokens += reply.prompt_tokens
     live.completion_tokens += reply.completion_tokens
+    live.faults += reply.faults
     if reply.error is not None:
         live.failed_steps += 1
         if len(live.errors) < MAX_ERRORS_KEPT:
             live.errors.append(reply.error)
+    if reply.backend_failed:  # no answer to score: the trial cannot be finished now
+        live.backend_failed = True
+        return True
     info = live.info
     playing = info.get("phase") != "reflect"
     observation, _, terminated, truncated, new_info = live.env.step(reply.text)
@@ -235,7 +247,9 @@ def _record(live: _Live) -> dict[str, Any]:
     trial = info.get("trial")
     if trial is None and live.steps >= MAX_STEPS_PER_TRIAL and hasattr(live.env, "result"):
         trial = live.env.result().to_dict()  # stopped by the step limit: the episodes so far
-    if trial is None:
+    if trial is None and live.backend_failed:
+        trial = _partial_result(live.env)
+    elif trial is None:
         raise RuntimeError(
             f"{spec.env_id}: the trial ended without info['trial']; is it a MetaEpisodeWrapper?"
         )
@@ -254,11 +268,23 @@ def _record(live: _Live) -> dict[str, Any]:
         "invalid_steps": int(live.invalid_steps),
         "failed_steps": live.failed_steps,
         "errors": live.errors,
+        # Backend attempts that failed, the retried ones included.
+        "faults": live.faults,
+        # Not finished: the backend failed. Not counted; the next run plays it again.
+        "incomplete": live.backend_failed,
         "step_limit": live.steps >= MAX_STEPS_PER_TRIAL,
         "prompt_tokens": live.prompt_tokens,
         "completion_tokens": live.completion_tokens,
         "wall_s": round(time.perf_counter() - live.started, 6),
     }
+
+
+def _partial_result(env: Any) -> dict[str, Any] | None:
+    """The episodes an interrupted trial finished, for the record of an incomplete trial."""
+    try:
+        return env.result().to_dict()
+    except (AttributeError, RuntimeError):  # not a wrapper, or no episode finished yet
+        return None
 
 
 def play_trials(
@@ -311,6 +337,7 @@ def evaluate(
     batch_size: int = 1,
     make_env: Callable[[TrialSpec], Any] = make_trial_env,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    stop_after_failures: int | None = None,
 ) -> list[dict[str, Any]]:
     """Play the trials of ``specs`` that ``results`` lacks, appending each as it finishes.
 
@@ -319,37 +346,66 @@ def evaluate(
             (a spec string such as ``"random"`` or a dict). With ``workers > 1`` it must be a
             config, since each worker process builds its own agent.
         specs: The planned trials (see :func:`plan_trials`).
-        results: Where finished trials are stored; trials already there are skipped.
+        results: Where finished trials are stored; trials already there are skipped. Trials the
+            backend failed are stored marked incomplete (see :meth:`ResultsFile.failed`) and
+            played again by the next call.
         workers: Processes playing trials in parallel (scripted agents; 1 for model agents,
             which batch instead).
         batch_size: Trials stepped together in each process.
         make_env: Builds a trial env from a spec (tests inject their own); with ``workers > 1``
             it must be importable by name (a module-level function).
         on_record: Called with each new record (progress bars).
+        stop_after_failures: Stop starting trials after this many incomplete trials in a row
+            (a backend that is down fails them all, each after its retries); ``None``: never.
+            The trials not started are simply not in ``results``: the next call plays them.
 
     Returns:
-        The records of every trial in ``specs``, in plan order (old and new).
+        The records of every finished trial in ``specs``, in plan order (old and new); the
+        incomplete ones are in ``results.failed()``.
     """
     todo = [s for s in specs if s.trial_id not in results]
+    keep = _Keeper(results, on_record, stop_after_failures)
     if workers > 1 and len(todo) > 1:
-        _evaluate_in_processes(agent, todo, results, workers, make_env, on_record)
+        _evaluate_in_processes(agent, todo, workers, make_env, keep)
     else:
         factory = agent if isinstance(agent, AgentFactory) else build_agent_factory(agent)
-        for record in play_trials(todo, factory.new_agent, batch_size, make_env):
-            results.append(record)
-            if on_record:
-                on_record(record)
+        plays = play_trials(todo, factory.new_agent, batch_size, make_env)
+        for record in plays:
+            if not keep(record):
+                plays.close()
+                break
     by_id = {r["trial_id"]: r for r in results.records(s.trial_id for s in specs)}
     return [by_id[s.trial_id] for s in specs if s.trial_id in by_id]
+
+
+class _Keeper:
+    """Saves each record, reports it, and says whether to go on (False after too many failures)."""
+
+    def __init__(
+        self,
+        results: ResultsFile,
+        on_record: Callable[[dict[str, Any]], None] | None,
+        stop_after_failures: int | None,
+    ) -> None:
+        self.results = results
+        self.on_record = on_record
+        self.stop_after_failures = stop_after_failures
+        self.streak = 0
+
+    def __call__(self, record: dict[str, Any]) -> bool:
+        self.results.append(record)
+        if self.on_record:
+            self.on_record(record)
+        self.streak = self.streak + 1 if record.get("incomplete") else 0
+        return self.stop_after_failures is None or self.streak < self.stop_after_failures
 
 
 def _evaluate_in_processes(
     agent: Any,
     todo: Sequence[TrialSpec],
-    results: ResultsFile,
     workers: int,
     make_env: Callable[[TrialSpec], Any],
-    on_record: Callable[[dict[str, Any]], None] | None,
+    keep: _Keeper,
 ) -> None:
     if isinstance(agent, AgentFactory):
         agent = agent.config
@@ -361,7 +417,6 @@ def _evaluate_in_processes(
     with ProcessPoolExecutor(workers, context, _worker_init, (agent, make_env)) as pool:
         futures = [pool.submit(_worker_play, spec) for spec in todo]
         for future in as_completed(futures):
-            record = future.result()
-            results.append(record)
-            if on_record:
-                on_record(record)
+            if not keep(future.result()):
+                pool.shutdown(wait=True, cancel_futures=True)
+                break
