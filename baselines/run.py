@@ -193,44 +193,58 @@ def _env_kwargs(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {e: {**shared, **given.get(e, {})} for e in settings["envs"]}
 
 
-def _playable(env_id: str, kwargs: dict[str, Any], factory: AgentFactory) -> str | None:
-    """Return why ``factory``'s agent cannot play ``env_id``, or ``None`` if it can."""
+def _playable(
+    env_id: str, kwargs: dict[str, Any], factory: AgentFactory, opponent: str | None = None
+) -> str | None:
+    """Return why ``factory``'s agent cannot play ``env_id`` against ``opponent``, or ``None``."""
+    if opponent is not None:
+        kwargs = {**kwargs, "opponent": opponent}
     try:
         env = gym.make(env_id, **kwargs)
-    except Exception as error:  # one broken env must not hide the others' results
-        return f"it cannot be built ({error})"
+    except Exception as error:  # one broken pair must not hide the others' results
+        return f"it cannot be built ({str(error).rstrip('.')})"
     try:
         agent = factory.new_agent()
         if callable(getattr(agent, "bind", None)):
             agent.bind(env)  # scripted agents check here that they can play this game
     except (ValueError, TypeError) as error:
-        return f"{factory.name} cannot play it ({error})"
+        return f"{factory.name} cannot play it ({str(error).rstrip('.')})"
     finally:
         env.close()
     return None
 
 
 def _plan(settings: dict[str, Any], factory: AgentFactory, console: Console) -> list:
+    """Plan the trials of every (env, opponent) pair that can be played; skip the others."""
     specs = []
     env_kwargs = _env_kwargs(settings)
-    for env_id in settings["envs"]:
-        reason = _playable(env_id, env_kwargs[env_id], factory)
-        if reason:
-            console.print(f"[yellow]Skipping {env_id}: {reason}.[/]")
-            continue
-        opponents = settings["opponents"] if accepts_opponent(env_id) else [None]
-        specs += plan_trials(
-            factory.name,
-            [env_id],
-            opponents,
-            settings["tasks"],
-            settings["repeats"],
-            settings["episodes"],
-            settings["seed"],
-            env_kwargs,
-            settings["trial"],
-            agent_settings(factory.config),
+    given = [o for o in settings["opponents"] if o is not None]
+    alone = [e for e in settings["envs"] if not accepts_opponent(e)]
+    if given and alone:
+        console.print(
+            f"[yellow]The opponent {', '.join(given)} does not apply to {', '.join(alone)} "
+            "(no opponent): played alone.[/]",
+            highlight=False,
         )
+    for env_id in settings["envs"]:
+        for opponent in [None] if env_id in alone else settings["opponents"]:
+            reason = _playable(env_id, env_kwargs[env_id], factory, opponent)
+            if reason:
+                against = f" against {opponent}" if opponent is not None else ""
+                console.print(f"[yellow]Skipping {env_id}{against}: {reason}.[/]", highlight=False)
+                continue
+            specs += plan_trials(
+                factory.name,
+                [env_id],
+                [opponent],
+                settings["tasks"],
+                settings["repeats"],
+                settings["episodes"],
+                settings["seed"],
+                env_kwargs,
+                settings["trial"],
+                agent_settings(factory.config),
+            )
     return specs
 
 
