@@ -190,7 +190,7 @@ class OpenSpielAECEnv(AECEnv):
 
 
 def _is_integer_id(action: object) -> bool:
-    """True for ``int`` and NumPy integers (``Discrete.sample()`` gives those); bools are not ids."""
+    """True for ``int`` and NumPy integers (as ``Discrete.sample()`` gives); bools are not ids."""
     if isinstance(action, bool | np.bool_):
         return False
     return isinstance(action, int | np.integer)
