@@ -15,9 +15,11 @@ repeats a trial), ``summary.md``, ``summary.csv`` and plots.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
 import inspect
 import json
+import shlex
 import sys
 import time
 from dataclasses import dataclass, field
@@ -32,6 +34,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from baselines.achievable import achievable_interval
 from baselines.agents import AgentFactory, agent_settings, build_agent_factory
 from baselines.failures import failure_lines, failure_markdown
+from baselines.outdir import ConfigEntry, FolderLock, register_config
 from baselines.report import console_table, markdown_report, write_csv, write_plots
 from baselines.results import ResultsFile
 from baselines.runner import evaluate, plan_trials
@@ -48,6 +51,9 @@ STOP_AFTER_FAILURES = 10
 
 EXIT_FAILED_TRIALS = 3
 """Exit code when some planned trials could not be played (backend faults); 2 is bad settings."""
+
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (the shell's convention: 128 + SIGINT)."""
 
 
 CONFIG_KEYS_HELP = """\
@@ -268,19 +274,30 @@ class Outcome:
         records: The finished trials (old and new), the figures' input.
         failed: The trials the backend failed (incomplete records, replayed by the next run).
         unplayed: Trials not started because the run stopped on repeated failures.
+        config: This run's config in its output folder (``None`` without ``--out``).
     """
 
     records: list[dict[str, Any]] = field(default_factory=list)
     failed: list[dict[str, Any]] = field(default_factory=list)
     unplayed: int = 0
+    config: ConfigEntry | None = None
 
 
 def run(settings: dict[str, Any], console: Console) -> Outcome:
     """Evaluate every agent of ``settings``; return their finished and failed trials."""
     out = settings["out"]
+    factories = [build_agent_factory(config) for config in settings["agents"]]
+    _check_names(factories)
     results = ResultsFile(Path(out) / "results.jsonl" if out else None)
     outcome = Outcome()
-    factories = [build_agent_factory(config) for config in settings["agents"]]
+    if out:
+        outcome.config = register_config(out, _config_key(settings, factories))
+    for factory in factories:
+        _evaluate_agent(settings, factory, results, outcome, console)
+    return outcome
+
+
+def _check_names(factories: list[AgentFactory]) -> None:
     names = [factory.name for factory in factories]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:  # their trials would share ids and rows: each would be counted twice
@@ -288,30 +305,47 @@ def run(settings: dict[str, Any], console: Console) -> Outcome:
             f"Two agents are named {twice[0]!r}; evaluate each agent once, or tell them apart "
             "with a name, e.g. {kind: openai, model: M, temperature: 0, name: M-greedy}."
         )
-    for factory in factories:
-        specs = _plan(settings, factory, console)
-        todo = sum(s.trial_id not in results for s in specs)
-        if todo < len(specs):
-            console.print(
-                f"{factory.name}: {len(specs) - todo} of {len(specs)} trials resumed from "
-                f"{results.path}; {todo} to play."
-            )
-        with _progress(console, todo) as progress:
-            bar = progress.add_task(factory.name, total=todo)
-            outcome.records += evaluate(
-                factory,
-                specs,
-                results,
-                workers=settings["workers"],
-                batch_size=settings["batch_size"],
-                on_record=lambda _, bar=bar: progress.advance(bar),
-                stop_after_failures=STOP_AFTER_FAILURES,
-            )
-        ids = [s.trial_id for s in specs]
-        failed = results.failed(ids)
-        outcome.failed += failed
-        outcome.unplayed += len(ids) - len(failed) - sum(i in results for i in ids)
-    return outcome
+
+
+def _evaluate_agent(
+    settings: dict[str, Any],
+    factory: AgentFactory,
+    results: ResultsFile,
+    outcome: Outcome,
+    console: Console,
+) -> None:
+    """Plan and play one agent's trials, adding them to ``outcome``."""
+    specs = _plan(settings, factory, console)
+    todo = sum(s.trial_id not in results for s in specs)
+    if todo < len(specs):
+        console.print(
+            f"{factory.name}: {len(specs) - todo} of {len(specs)} trials resumed from "
+            f"{results.path}; {todo} to play."
+        )
+    with _progress(console, todo) as progress:
+        bar = progress.add_task(factory.name, total=todo)
+        outcome.records += evaluate(
+            factory,
+            specs,
+            results,
+            workers=settings["workers"],
+            batch_size=settings["batch_size"],
+            on_record=lambda _: progress.advance(bar),
+            stop_after_failures=STOP_AFTER_FAILURES,
+        )
+    ids = [s.trial_id for s in specs]
+    failed = results.failed(ids)
+    outcome.failed += failed
+    outcome.unplayed += len(ids) - len(failed) - sum(i in results for i in ids)
+
+
+def _config_key(settings: dict[str, Any], factories: list[AgentFactory]) -> dict[str, Any]:
+    """The settings that decide what the trials are (see :func:`baselines.outdir.check_config`)."""
+    return {
+        "agents": [[f.name, agent_settings(f.config)] for f in factories],
+        **{k: settings[k] for k in ("envs", "opponents", "repeats", "episodes", "trial")},
+        "env_kwargs": _env_kwargs(settings),
+    }
 
 
 def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None:
@@ -334,6 +368,16 @@ def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None
     (out / "summary.md").write_text(text)
     write_csv(summaries, out / "summary.csv")
     written = ["results.jsonl", "summary.md", "summary.csv"]
+    config = outcome.config
+    if config is not None and config.configs > 1:
+        (out / f"summary-{config.config_id}.md").write_text(text)
+        write_csv(summaries, out / f"summary-{config.config_id}.csv")
+        written += [f"summary-{config.config_id}.md", f"summary-{config.config_id}.csv"]
+        console.print(
+            f"{out} holds the results of {config.configs} configs (configs.json): summary.md is "
+            f"this run's, config {config.config_id}; each config's own is summary-<config>.md.",
+            highlight=False,
+        )
     if settings["plots"] and importlib.util.find_spec("matplotlib") is None:
         console.print("No plots: matplotlib is missing (pip install 'mage-metarl[plots]').")
     elif settings["plots"]:
@@ -371,16 +415,45 @@ def main(argv: list[str] | None = None) -> int:
         console = Console(width=200)
     try:
         settings = load_settings(argv)
-        start = time.perf_counter()
-        outcome = run(settings, console)
+        with _locked(settings["out"]):
+            return _run_and_report(settings, console)
+    except KeyboardInterrupt:
+        console.print(_interrupted_line(argv), highlight=False)
+        return EXIT_INTERRUPTED
     except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
         console.print(f"[red]error:[/] {error}", markup=True, highlight=False)
         return 2
+
+
+def _locked(out: Any) -> contextlib.AbstractContextManager:
+    return FolderLock(out) if out else contextlib.nullcontext()
+
+
+def _interrupted_line(argv: list[str]) -> str:
+    again = "python -m baselines.run " + " ".join(shlex.quote(a) for a in argv)
+    return (
+        "Interrupted: every finished trial is saved; run the same command again to resume: "
+        f"{again.strip()}"
+    )
+
+
+def _run_and_report(settings: dict[str, Any], console: Console) -> int:
+    start = time.perf_counter()
+    outcome = run(settings, console)
     if not outcome.records:
         _print_failures(outcome, console)
         console.print("[red]error:[/] no trial could be played (see the messages above).")
         return EXIT_FAILED_TRIALS if outcome.failed else 2
-    report(settings, outcome, console)
+    try:
+        report(settings, outcome, console)
+    except OSError as error:  # a read-only or full disk: the results themselves are safe
+        console.print(
+            f"[red]error:[/] the report could not be written to {settings['out']} ({error}); "
+            "the finished trials are saved in results.jsonl: free the space or fix the "
+            "permissions, then run the same command again to write the report.",
+            highlight=False,
+        )
+        return 2
     console.print(f"{len(outcome.records)} trials in {time.perf_counter() - start:.1f} s.")
     return EXIT_FAILED_TRIALS if outcome.failed or outcome.unplayed else 0
 

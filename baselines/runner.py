@@ -21,6 +21,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -320,9 +323,27 @@ def play_trials(
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(agent_config: Any, make_env: Callable[[TrialSpec], Any]) -> None:
+WORKER_POLL_S = 0.2
+"""How often a worker process checks that the runner that started it is still alive."""
+
+
+def _worker_init(
+    agent_config: Any, make_env: Callable[[TrialSpec], Any], runner_pid: int | None = None
+) -> None:
+    # Ctrl-C reaches the whole process group: the runner alone handles it (saves, says how to
+    # resume) and shuts the pool down, instead of every worker printing a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if runner_pid is not None:
+        threading.Thread(target=_exit_with_runner, args=(runner_pid,), daemon=True).start()
     _WORKER["factory"] = build_agent_factory(agent_config)
     _WORKER["make_env"] = make_env
+
+
+def _exit_with_runner(runner_pid: int) -> None:
+    """End this worker once its runner is gone (``kill -9`` gives the pool no time to stop it)."""
+    while os.getppid() == runner_pid:
+        time.sleep(WORKER_POLL_S)
+    os._exit(1)  # the runner is gone: nothing left to report to, so no cleanup either
 
 
 def _worker_play(spec: TrialSpec) -> dict[str, Any]:
@@ -414,9 +435,12 @@ def _evaluate_in_processes(
             "workers > 1 needs an agent config (a spec string or dict), not an object."
         )
     context = get_context("spawn")  # no fork: torch and thread pools do not survive it safely
-    with ProcessPoolExecutor(workers, context, _worker_init, (agent, make_env)) as pool:
+    init_args = (agent, make_env, os.getpid())
+    pool = ProcessPoolExecutor(workers, context, _worker_init, init_args)
+    try:
         futures = [pool.submit(_worker_play, spec) for spec in todo]
         for future in as_completed(futures):
             if not keep(future.result()):
-                pool.shutdown(wait=True, cancel_futures=True)
                 break
+    finally:  # on a stop, an error or Ctrl-C: drop the trials not started, end the workers
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -1,6 +1,14 @@
 """The command line when things go wrong: bad pairs, locked folders, bad input, interrupts."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
 
 from baselines import run
 
@@ -20,3 +28,114 @@ def test_one_bad_env_opponent_pair_is_skipped_not_the_end_of_the_run(tmp_path, c
     envs = {r["env_id"] for r in _lines(out)}
     assert envs == {"mage/KuhnPoker-v0", "mage/Sokoban-v0"}
     assert (out / "summary.md").exists()
+
+
+SLOW_AGENT = """
+import time
+from mage_agents.scripted import RandomLegalAgent
+
+class SlowRandom(RandomLegalAgent):
+    name = "slow-random"
+
+    def act(self, observation, info):
+        time.sleep(0.01)
+        return super().act(observation, info)
+"""
+
+
+def _children(pid):
+    """Pids of ``pid``'s child processes (Linux /proc)."""
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(c) for c in (task / "children").read_text().split()}
+    return found
+
+
+def _alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"  # a zombie has ended; only its exit status is left
+
+
+def _start_slow_run(tmp_path, *extra):
+    (tmp_path / "slow_agent.py").write_text(SLOW_AGENT)
+    out = tmp_path / "out"
+    command = [
+        sys.executable, "-m", "baselines.run", "--agent", "python:slow_agent:SlowRandom",
+        "--env", "mage/KuhnPoker-v0", "--tasks", "400", "--out", str(out), "--no-plots", *extra,
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), os.getcwd()])}
+    process = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        if results.exists() and results.read_text().count("\n") >= 4:
+            break
+        time.sleep(0.02)
+    assert process.poll() is None, process.communicate()
+    return process, command, env, out
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
+def test_killing_the_runner_ends_its_worker_processes(tmp_path):
+    process, *_ = _start_slow_run(tmp_path, "--workers", "2")
+    children = _children(process.pid)
+    assert len(children) >= 2  # the two workers (and multiprocessing's resource tracker)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(c) for c in children):
+        time.sleep(0.05)
+    assert not [c for c in children if _alive(c)], "workers outlived the runner"
+
+
+def test_a_second_run_on_the_same_folder_is_refused(tmp_path, capsys):
+    process, command, env, out = _start_slow_run(tmp_path)
+    try:
+        second = subprocess.run(command, env=env, capture_output=True, text=True, timeout=60)
+    finally:
+        process.send_signal(signal.SIGINT)
+        stdout, _ = process.communicate(timeout=30)
+    assert second.returncode == 2
+    assert f"Another run (pid {process.pid}) is writing to {out}" in second.stdout
+    # Ctrl-C: one line, the results are saved, the same command resumes
+    assert process.returncode == run.EXIT_INTERRUPTED
+    assert "Interrupted: every finished trial is saved" in stdout
+    assert "Traceback" not in stdout
+    ids = [r["trial_id"] for r in _lines(out)]
+    assert len(ids) == len(set(ids))
+
+
+def test_each_config_in_one_folder_keeps_its_own_summary(tmp_path, capsys):
+    out = tmp_path / "out"
+    base = ["--env", "mage/KuhnPoker-v0", "--tasks", "3", "--out", str(out), "--no-plots"]
+    assert run.main(base + ["--episodes", "1"]) == 0
+    first = (out / "summary.md").read_text()
+    capsys.readouterr()
+    assert run.main(base + ["--episodes", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "holds the results of 2 configs" in text and "summary.md is this run's" in text
+    kept = sorted(p.name for p in out.glob("summary-*.md"))
+    assert len(kept) == 2
+    assert first in [(out / name).read_text() for name in kept]
+    assert (out / "summary.md").read_text() != first
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
+def test_ctrl_c_with_workers_stops_promptly_and_ends_them(tmp_path):
+    process, _, _, out = _start_slow_run(tmp_path, "--workers", "2")
+    children = _children(process.pid)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert process.returncode == run.EXIT_INTERRUPTED, stderr
+    assert "Interrupted: every finished trial is saved" in stdout
+    assert "Traceback" not in stdout + stderr
+    assert len(_lines(out)) < 400  # it stopped: the pending trials were dropped, not played
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(_alive(c) for c in children):
+        time.sleep(0.05)
+    assert not [c for c in children if _alive(c)]
