@@ -1,40 +1,41 @@
 """The output folder of a run: one run at a time, and one summary per config.
 
-- :class:`FolderLock` holds an exclusive ``flock`` on ``DIR/.lock`` for the whole run, so a second
-  run writing the same folder is refused at once with a clear message (the operating system drops
-  the lock when the holder exits, even on ``kill -9``: no stale lock to clean up).
-- :func:`register_config` keeps ``DIR/configs.json``: every config (the settings that decide what
-  the trials are) whose results the folder holds. Their trials never mix (a changed setting
-  changes the trial ids), but ``summary.md`` only shows the latest run; so with more than one
-  config each also gets its own ``summary-<config id>.md`` and ``.csv``, and the run says which
-  summary is whose. Settings that never change a result (workers, batch size, title, plots, where
-  answers come from) are not part of a config.
+- :class:`FolderLock` holds an exclusive ``flock`` on ``DIR/results.jsonl`` for the whole run, so
+  a second run writing the same folder is refused at once with a clear message. The operating
+  system drops the lock when its holder exits, even on ``kill -9``: no stale lock to clean up, and
+  no file of its own.
+- A *config* is the set of trial-id prefixes a run plans (agent and the settings in its trial
+  ids, env, opponent, episodes and the hash of the env and trial settings; not the task or
+  repeat). Trials of different configs never mix up (their ids differ), but ``summary.md`` only
+  shows the latest run. So when ``results.jsonl`` also holds trials of other configs,
+  :func:`keep_summaries` keeps the previous ``summary.md`` as ``summary-<its config>.md``, and the
+  run writes its own ``summary-<config>.md`` next to ``summary.md``. Each ``summary.md`` ends with
+  a comment naming its config.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
-import json
-import os
+import re
 import shutil
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FolderLock", "register_config", "ConfigEntry", "CONFIG_FILE"]
+__all__ = ["FolderLock", "config_id", "trial_prefix", "config_marker", "keep_summaries"]
 
-CONFIG_FILE = "configs.json"
+_MARKER = re.compile(r"<!-- mage config ([0-9a-f]{10}) -->")
 
 
 class FolderLock:
-    """An exclusive lock on an output folder, as a context manager.
+    """An exclusive lock on an output folder's ``results.jsonl``, as a context manager.
 
     Args:
         folder: The output folder (created if missing).
 
     Raises:
-        ValueError: On entering, if another process holds the lock (its pid is named).
+        ValueError: On entering, if another process holds the lock.
     """
 
     def __init__(self, folder: str | Path) -> None:
@@ -43,21 +44,15 @@ class FolderLock:
 
     def __enter__(self) -> FolderLock:
         self.folder.mkdir(parents=True, exist_ok=True)
-        handle = open(self.folder / ".lock", "a+")  # noqa: SIM115 (held until __exit__)
+        handle = open(self.folder / "results.jsonl", "ab")  # noqa: SIM115 (held until __exit__)
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            handle.seek(0)
-            holder = handle.read().strip() or "unknown"
             handle.close()
             raise ValueError(
-                f"Another run (pid {holder}) is writing to {self.folder}; wait for it to end, "
-                "or give this run another --out."
+                f"Another run is writing to {self.folder} (its results.jsonl is locked); wait "
+                "for it to end, or give this run another --out."
             ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
         self._handle = handle
         return self
 
@@ -68,57 +63,40 @@ class FolderLock:
             self._handle = None
 
 
-def register_config(folder: str | Path, config: dict[str, Any]) -> ConfigEntry:
-    """Record ``config`` among the configs whose results ``folder`` holds.
+def trial_prefix(trial_id: str) -> str:
+    """The config part of a trial id: everything but the task and the repeat.
 
-    When a second config arrives, the summary of the previous one is kept as
-    ``summary-<its id>.md`` (and ``.csv``) before this run overwrites ``summary.md``.
+    Example:
+        >>> trial_prefix("random-legal|mage/KuhnPoker-v0|None|n3|ab12|task4|r0")
+        'random-legal|mage/KuhnPoker-v0|None|n3|ab12'
+    """
+    return trial_id.rsplit("|", 2)[0]
 
-    Args:
-        folder: The output folder.
-        config: The settings that decide what the trials are (JSON-serialisable).
 
-    Returns:
-        This config's id and how many configs the folder now holds.
+def config_id(prefixes: Iterable[str]) -> str:
+    """A short, stable id of the config made of these trial-id prefixes."""
+    text = "\n".join(sorted(set(prefixes)))
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def config_marker(config: str) -> str:
+    """The comment that ends a ``summary.md`` of config ``config``."""
+    return f"<!-- mage config {config} -->"
+
+
+def keep_summaries(folder: str | Path, config: str) -> None:
+    """Keep the folder's ``summary.md`` (and ``.csv``) under its own config id, if another's.
+
+    Call it before writing the summary of ``config``, when the folder holds several configs.
     """
     folder = Path(folder)
-    config = json.loads(json.dumps(config, sort_keys=True, default=str))
-    config_id = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:10]
-    path = folder / CONFIG_FILE
-    known = _read_configs(path)
-    latest = known.get("latest")
-    configs = known.get("configs", {})
-    if latest and latest != config_id:
-        for name in ("summary.md", "summary.csv"):
-            kept = folder / name.replace("summary", f"summary-{latest}")
-            if (folder / name).exists() and not kept.exists():
-                shutil.copyfile(folder / name, kept)
-    configs[config_id] = config
-    text = json.dumps({"latest": config_id, "configs": configs}, sort_keys=True, indent=1)
-    path.write_text(text + "\n")
-    return ConfigEntry(config_id, len(configs))
-
-
-@dataclass(frozen=True)
-class ConfigEntry:
-    """A config's place in its output folder.
-
-    Attributes:
-        config_id: A short hash of the config (names ``summary-<id>.md``).
-        configs: How many configs the folder's results come from.
-    """
-
-    config_id: str
-    configs: int
-
-
-def _read_configs(path: Path) -> dict[str, Any]:
-    if not path.exists():
-        return {}
-    try:
-        known = json.loads(path.read_text())
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return {}  # unreadable: rebuilt from this run on
-    if not isinstance(known, dict) or not isinstance(known.get("configs"), dict):
-        return {}
-    return known
+    summary = folder / "summary.md"
+    if not summary.exists():
+        return
+    found = _MARKER.search(summary.read_text(errors="replace"))
+    if found is None or found.group(1) == config:
+        return
+    for name in ("summary.md", "summary.csv"):
+        kept = folder / name.replace("summary", f"summary-{found.group(1)}")
+        if (folder / name).exists() and not kept.exists():
+            shutil.copyfile(folder / name, kept)

@@ -34,7 +34,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemaining
 from baselines.achievable import achievable_interval
 from baselines.agents import AgentFactory, agent_settings, build_agent_factory
 from baselines.failures import failure_lines, failure_markdown
-from baselines.outdir import ConfigEntry, FolderLock, register_config
+from baselines.outdir import FolderLock, config_id, config_marker, keep_summaries, trial_prefix
 from baselines.report import console_table, markdown_report, write_csv, write_plots
 from baselines.results import ResultsFile
 from baselines.runner import evaluate, plan_trials
@@ -274,13 +274,17 @@ class Outcome:
         records: The finished trials (old and new), the figures' input.
         failed: The trials the backend failed (incomplete records, replayed by the next run).
         unplayed: Trials not started because the run stopped on repeated failures.
-        config: This run's config in its output folder (``None`` without ``--out``).
+        prefixes: The trial-id prefixes planned (see :mod:`baselines.outdir`).
+        config: The id of this run's config (its prefixes).
+        other_configs: Whether the results file also holds trials of other configs.
     """
 
     records: list[dict[str, Any]] = field(default_factory=list)
     failed: list[dict[str, Any]] = field(default_factory=list)
     unplayed: int = 0
-    config: ConfigEntry | None = None
+    prefixes: set[str] = field(default_factory=set)
+    config: str = ""
+    other_configs: bool = False
 
 
 def run(settings: dict[str, Any], console: Console) -> Outcome:
@@ -290,10 +294,11 @@ def run(settings: dict[str, Any], console: Console) -> Outcome:
     _check_names(factories)
     results = ResultsFile(Path(out) / "results.jsonl" if out else None)
     outcome = Outcome()
-    if out:
-        outcome.config = register_config(out, _config_key(settings, factories))
     for factory in factories:
         _evaluate_agent(settings, factory, results, outcome, console)
+    outcome.config = config_id(outcome.prefixes)
+    saved = {trial_prefix(r["trial_id"]) for r in results.records() + results.failed()}
+    outcome.other_configs = bool(saved - outcome.prefixes)
     return outcome
 
 
@@ -334,18 +339,10 @@ def _evaluate_agent(
             stop_after_failures=STOP_AFTER_FAILURES,
         )
     ids = [s.trial_id for s in specs]
+    outcome.prefixes |= {trial_prefix(i) for i in ids}
     failed = results.failed(ids)
     outcome.failed += failed
     outcome.unplayed += len(ids) - len(failed) - sum(i in results for i in ids)
-
-
-def _config_key(settings: dict[str, Any], factories: list[AgentFactory]) -> dict[str, Any]:
-    """The settings that decide what the trials are (see :func:`baselines.outdir.check_config`)."""
-    return {
-        "agents": [[f.name, agent_settings(f.config)] for f in factories],
-        **{k: settings[k] for k in ("envs", "opponents", "repeats", "episodes", "trial")},
-        "env_kwargs": _env_kwargs(settings),
-    }
 
 
 def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None:
@@ -362,22 +359,25 @@ def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None
     if not out:
         return
     out = Path(out)
-    text = markdown_report(summaries, records, settings["title"])
+    text = markdown_report(summaries, records, settings["title"]).rstrip("\n") + "\n"
     if outcome.failed:
-        text = text.rstrip("\n") + "\n\n" + failure_markdown(outcome.failed) + "\n"
-    (out / "summary.md").write_text(text)
-    write_csv(summaries, out / "summary.csv")
-    written = ["results.jsonl", "summary.md", "summary.csv"]
-    config = outcome.config
-    if config is not None and config.configs > 1:
-        (out / f"summary-{config.config_id}.md").write_text(text)
-        write_csv(summaries, out / f"summary-{config.config_id}.csv")
-        written += [f"summary-{config.config_id}.md", f"summary-{config.config_id}.csv"]
+        text += "\n" + failure_markdown(outcome.failed) + "\n"
+    text += "\n" + config_marker(outcome.config) + "\n"
+    names = ["summary.md", "summary.csv"]
+    if outcome.other_configs:  # one summary per config: keep the last one's before overwriting
+        keep_summaries(out, outcome.config)
+        names += [f"summary-{outcome.config}.md", f"summary-{outcome.config}.csv"]
         console.print(
-            f"{out} holds the results of {config.configs} configs (configs.json): summary.md is "
-            f"this run's, config {config.config_id}; each config's own is summary-<config>.md.",
+            f"{out}/results.jsonl also holds trials of other configs: summary.md and "
+            f"summary-{outcome.config}.md are this run's (config {outcome.config}); the others' "
+            "are kept as summary-<config>.md.",
             highlight=False,
         )
+    for name in names[::2]:
+        (out / name).write_text(text)
+    for name in names[1::2]:
+        write_csv(summaries, out / name)
+    written = ["results.jsonl", *names]
     if settings["plots"] and importlib.util.find_spec("matplotlib") is None:
         console.print("No plots: matplotlib is missing (pip install 'mage-metarl[plots]').")
     elif settings["plots"]:

@@ -101,7 +101,7 @@ def test_a_second_run_on_the_same_folder_is_refused(tmp_path, capsys):
         process.send_signal(signal.SIGINT)
         stdout, _ = process.communicate(timeout=30)
     assert second.returncode == 2
-    assert f"Another run (pid {process.pid}) is writing to {out}" in second.stdout
+    assert f"Another run is writing to {out}" in second.stdout
     # Ctrl-C: one line, the results are saved, the same command resumes
     assert process.returncode == run.EXIT_INTERRUPTED
     assert "Interrupted: every finished trial is saved" in stdout
@@ -118,11 +118,15 @@ def test_each_config_in_one_folder_keeps_its_own_summary(tmp_path, capsys):
     capsys.readouterr()
     assert run.main(base + ["--episodes", "2"]) == 0
     text = capsys.readouterr().out
-    assert "holds the results of 2 configs" in text and "summary.md is this run's" in text
+    assert "also holds trials of other configs" in text and "are this run's" in text
     kept = sorted(p.name for p in out.glob("summary-*.md"))
-    assert len(kept) == 2
+    assert len(kept) == 2 and len(list(out.glob("summary-*.csv"))) == 2
     assert first in [(out / name).read_text() for name in kept]
-    assert (out / "summary.md").read_text() != first
+    latest = (out / "summary.md").read_text()
+    assert latest != first and latest in [(out / name).read_text() for name in kept]
+    capsys.readouterr()
+    assert run.main(base + ["--episodes", "1"]) == 0  # the first config again: its own summary
+    assert (out / "summary.md").read_text() == first
 
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads /proc (Linux)")
