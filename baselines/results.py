@@ -19,7 +19,29 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ResultsFile"]
+__all__ = ["ResultsFile", "missing_fields", "RECORD_FIELDS", "TRIAL_FIELDS"]
+
+RECORD_FIELDS = ("trial_id", "agent", "env_id", "opponent", "task", "trial", "play_steps")
+"""Fields of a trial record the reports read (older formats may lack some)."""
+
+TRIAL_FIELDS = ("num_episodes", "returns", "final_return", "pass_at_k", "successes")
+"""Fields of a record's ``trial`` the reports read."""
+
+
+def missing_fields(record: dict[str, Any]) -> list[str]:
+    """Return the fields the reports need that ``record`` lacks (``trial.x`` for nested ones).
+
+    Example:
+        >>> missing_fields({"trial_id": "a", "trial": {"returns": [1.0]}})[:2]
+        ['agent', 'env_id']
+    """
+    missing = [k for k in RECORD_FIELDS if k not in record]
+    trial = record.get("trial")
+    if isinstance(trial, dict):
+        missing += [f"trial.{k}" for k in TRIAL_FIELDS if k not in trial]
+    elif "trial" in record and not record.get("incomplete"):
+        missing.append("trial (not a mapping)")
+    return missing
 
 
 class ResultsFile:

@@ -36,7 +36,7 @@ from baselines.agents import AgentFactory, agent_settings, build_agent_factory
 from baselines.failures import failure_lines, failure_markdown
 from baselines.outdir import FolderLock, config_id, config_marker, keep_summaries, trial_prefix
 from baselines.report import console_table, markdown_report, write_csv, write_plots
-from baselines.results import ResultsFile
+from baselines.results import ResultsFile, missing_fields
 from baselines.runner import evaluate, plan_trials
 from baselines.settings import DEFAULTS, merge_settings
 from baselines.summary import GroupSummary, summarize
@@ -302,6 +302,18 @@ def run(settings: dict[str, Any], console: Console) -> Outcome:
     return outcome
 
 
+def _check_resumed(results: ResultsFile, specs: list) -> None:
+    """Refuse, clearly, to resume from records the reports cannot read (an older format)."""
+    for record in results.records(s.trial_id for s in specs):
+        missing = missing_fields(record)
+        if missing:
+            raise ValueError(
+                f"{results.path}: the record of trial {record['trial_id']!r} lacks "
+                f"{', '.join(missing)} (written by an older version?). Move the file away, or "
+                "give this run another --out, to play these trials again."
+            )
+
+
 def _check_names(factories: list[AgentFactory]) -> None:
     names = [factory.name for factory in factories]
     twice = sorted({name for name in names if names.count(name) > 1})
@@ -321,6 +333,7 @@ def _evaluate_agent(
 ) -> None:
     """Plan and play one agent's trials, adding them to ``outcome``."""
     specs = _plan(settings, factory, console)
+    _check_resumed(results, specs)
     todo = sum(s.trial_id not in results for s in specs)
     if todo < len(specs):
         console.print(

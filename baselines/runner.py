@@ -188,11 +188,18 @@ class _Live:
 
 def _start(spec: TrialSpec, agent: Agent, make_env: Callable[[TrialSpec], Any]) -> _Live:
     env = make_env(spec)
-    agent.reset(spec.seed)
+    try:
+        agent.reset(spec.seed)
+        reset_error = None
+    except Exception as error:  # contained like act(): the agent's own failed step, not a crash
+        reset_error = f"reset: {type(error).__name__}: {error}"
     if callable(getattr(agent, "bind", None)):
         agent.bind(env)
     observation, info = env.reset(seed=spec.task_seed)
-    return _Live(spec, env, agent, observation, dict(info), time.perf_counter())
+    live = _Live(spec, env, agent, observation, dict(info), time.perf_counter())
+    if reset_error is not None:
+        live.failed_steps, live.errors = 1, [reset_error]
+    return live
 
 
 def _shown_move(text: str, info: dict[str, Any], accepted: bool) -> str:

@@ -143,3 +143,89 @@ def test_ctrl_c_with_workers_stops_promptly_and_ends_them(tmp_path):
     while time.monotonic() < deadline and any(_alive(c) for c in children):
         time.sleep(0.05)
     assert not [c for c in children if _alive(c)]
+
+
+KUHN = ["--env", "mage/KuhnPoker-v0", "--tasks", "2", "--no-plots"]
+
+
+@pytest.mark.parametrize(
+    "error", [OSError(28, "No space left on device"), PermissionError(13, "Permission denied")]
+)
+def test_a_full_or_read_only_folder_in_the_report_phase_is_one_clear_line(
+    error, tmp_path, capsys, monkeypatch
+):
+    def fail(*args, **kwargs):
+        raise error
+
+    monkeypatch.setattr(run, "write_csv", fail)
+    out = tmp_path / "out"
+    assert run.main([*KUHN, "--out", str(out)]) == 2
+    text = capsys.readouterr().out
+    assert "the report could not be written" in text and error.strerror in text
+    assert "saved in results.jsonl" in text and "Traceback" not in text
+    assert len(_lines(out)) == 2
+
+
+def test_a_record_of_an_older_format_is_a_clear_error(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run.main([*KUHN, "--out", str(out)]) == 0
+    records = _lines(out)
+    for record in records:
+        del record["play_steps"], record["trial"]["returns"]
+    (out / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    capsys.readouterr()
+    assert run.main([*KUHN, "--out", str(out)]) == 2
+    text = capsys.readouterr().out
+    assert "lacks play_steps, trial.returns" in text and "older version" in text
+
+
+@pytest.mark.parametrize(
+    ("agent", "message"),
+    [
+        ("python:no_such_module_14:X", "no module named 'no_such_module_14'"),
+        ("python:os:no_such_attr", "module os has no attribute 'no_such_attr'"),
+    ],
+)
+def test_python_agents_that_cannot_be_imported_say_what_is_missing(agent, message, capsys):
+    assert run.main(["--agent", agent, *KUHN]) == 2
+    text = capsys.readouterr().out
+    assert message in text and "Traceback" not in text
+
+
+def test_an_agent_whose_reset_raises_is_contained_like_act(tmp_path, capsys, monkeypatch):
+    (tmp_path / "reset_agent_14.py").write_text(
+        "from mage_agents.scripted import RandomLegalAgent\n\n"
+        "class BadReset(RandomLegalAgent):\n"
+        "    name = 'bad-reset'\n\n"
+        "    def reset(self, seed=None):\n"
+        "        raise RuntimeError('cannot reset')\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    out = tmp_path / "out"
+    assert run.main(["--agent", "python:reset_agent_14:BadReset", *KUHN, "--out", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "reset: RuntimeError: cannot reset" in text
+    assert all(r["errors"] == ["reset: RuntimeError: cannot reset"] for r in _lines(out))
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ("max_retries=abc", "Agent option max_retries must be an integer"),
+        ("timeout_s=soon", "Agent option timeout_s must be a number"),
+        ("max_retries=true", "Agent option max_retries must be an integer"),
+        ("max_retrys=2", "Unknown option 'max_retrys' for openai agents"),
+    ],
+)
+def test_a_wrong_agent_option_names_the_option_and_its_type(option, message, capsys):
+    argv = ["--agent", "openai:m", "--base-url", "http://127.0.0.1:9/v1", *KUHN]
+    assert run.main([*argv, "--agent-option", option]) == 2
+    assert message in capsys.readouterr().out
+
+
+def test_malformed_yaml_names_the_file(tmp_path, capsys):
+    config = tmp_path / "broken.yaml"
+    config.write_text("agents: [random\ntasks: 2\n")
+    assert run.main(["--config", str(config)]) == 2
+    text = capsys.readouterr().out
+    assert f"{config}: not valid YAML at line" in text
