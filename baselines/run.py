@@ -46,6 +46,12 @@ __all__ = ["main", "load_settings", "play_random", "DEFAULTS"]
 PROGRESS_MIN_TRIALS = 50
 """Runs with at least this many trials to play show a progress bar (on a terminal)."""
 
+PLAN_NOTICE_TRIALS = 50_000
+"""Plans of at least this many trials say so before planning, with a progress bar on a terminal."""
+
+PLAN_CHUNK_TASKS = 5_000
+"""Tasks planned per call when showing planning progress (the plan is the same either way)."""
+
 STOP_AFTER_FAILURES = 10
 """An agent's trials stop being started after this many failed trials in a row (backend down)."""
 
@@ -222,7 +228,6 @@ def _playable(
 
 def _plan(settings: dict[str, Any], factory: AgentFactory, console: Console) -> list:
     """Plan the trials of every (env, opponent) pair that can be played; skip the others."""
-    specs = []
     env_kwargs = _env_kwargs(settings)
     given = [o for o in settings["opponents"] if o is not None]
     alone = [e for e in settings["envs"] if not accepts_opponent(e)]
@@ -232,25 +237,50 @@ def _plan(settings: dict[str, Any], factory: AgentFactory, console: Console) -> 
             "(no opponent): played alone.[/]",
             highlight=False,
         )
+    pairs = []
     for env_id in settings["envs"]:
         for opponent in [None] if env_id in alone else settings["opponents"]:
             reason = _playable(env_id, env_kwargs[env_id], factory, opponent)
             if reason:
                 against = f" against {opponent}" if opponent is not None else ""
                 console.print(f"[yellow]Skipping {env_id}{against}: {reason}.[/]", highlight=False)
-                continue
-            specs += plan_trials(
-                factory.name,
-                [env_id],
-                [opponent],
-                settings["tasks"],
-                settings["repeats"],
-                settings["episodes"],
-                settings["seed"],
-                env_kwargs,
-                settings["trial"],
-                agent_settings(factory.config),
-            )
+            else:
+                pairs.append((env_id, opponent))
+    return _plan_pairs(settings, factory, pairs, env_kwargs, console)
+
+
+def _plan_pairs(
+    settings: dict[str, Any],
+    factory: AgentFactory,
+    pairs: list[tuple[str, str | None]],
+    env_kwargs: dict[str, dict[str, Any]],
+    console: Console,
+) -> list:
+    """Plan ``pairs`` in chunks of tasks, with a notice and a bar for big plans."""
+    tasks, repeats, seed = settings["tasks"], settings["repeats"], settings["seed"]
+    total = len(pairs) * tasks * repeats
+    if total >= PLAN_NOTICE_TRIALS:
+        console.print(f"{factory.name}: planning {total:,} trials...", highlight=False)
+    specs: list = []
+    with _progress(console, total if total >= PLAN_NOTICE_TRIALS else 0) as progress:
+        bar = progress.add_task("planning", total=total)
+        for env_id, opponent in pairs:
+            for start in range(0, tasks, PLAN_CHUNK_TASKS):
+                chunk = min(PLAN_CHUNK_TASKS, tasks - start)
+                # task i's trials depend on its seed alone, so chunks plan the same trials
+                specs += plan_trials(
+                    factory.name,
+                    [env_id],
+                    [opponent],
+                    chunk,
+                    repeats,
+                    settings["episodes"],
+                    seed + start,
+                    env_kwargs,
+                    settings["trial"],
+                    agent_settings(factory.config),
+                )
+                progress.advance(bar, chunk * repeats)
     return specs
 
 

@@ -47,7 +47,7 @@ MAX_ERRORS_KEPT = 5
 """Failed-step reasons kept per trial record (the count is always complete)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TrialSpec:
     """One planned trial.
 
@@ -125,6 +125,7 @@ def plan_trials(
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed}.")
     specs = []
+    shared_trial = dict(trial_kwargs or {})  # one copy shared by the specs: millions fit
     for env_id in env_ids:
         kwargs = dict((env_kwargs or {}).get(env_id, {}))
         for opponent in opponents:
@@ -132,25 +133,27 @@ def plan_trials(
             if agent_settings:
                 settings["agent"] = agent_settings
             prefix = f"{agent}|{env_id}|{opponent}|n{num_episodes}|{_settings_hash(settings)}"
-            for i in range(tasks):
+            for task_seed in range(seed, seed + tasks):
                 for r in range(repeats):
-                    task_seed = seed + i
-                    agent_seed = int(np.random.SeedSequence([task_seed, r]).generate_state(1)[0])
                     specs.append(
                         TrialSpec(
-                            trial_id=f"{prefix}|task{task_seed}|r{r}",
-                            agent=agent,
-                            env_id=env_id,
-                            opponent=opponent,
-                            task_seed=task_seed,
-                            repeat=r,
-                            seed=agent_seed,
-                            num_episodes=num_episodes,
-                            env_kwargs=kwargs,
-                            trial_kwargs=dict(trial_kwargs or {}),
+                            f"{prefix}|task{task_seed}|r{r}",
+                            agent,
+                            env_id,
+                            opponent,
+                            task_seed,
+                            r,
+                            _agent_seed(task_seed, r),
+                            num_episodes,
+                            kwargs,
+                            shared_trial,
                         )
                     )
     return specs
+
+
+def _agent_seed(task_seed: int, repeat: int) -> int:
+    return int(np.random.SeedSequence([task_seed, repeat]).generate_state(1)[0])
 
 
 def make_trial_env(spec: TrialSpec) -> Any:
