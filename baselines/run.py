@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import importlib.util
-import inspect
 import json
 import shlex
 import sys
@@ -26,15 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import yaml
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from baselines.achievable import achievable_interval
-from baselines.agents import AgentFactory, agent_settings, build_agent_factory
+from baselines.agents import AgentFactory, build_agent_factory
 from baselines.failures import failure_lines, failure_markdown
 from baselines.outdir import FolderLock, config_id, config_marker, keep_summaries, trial_prefix
+from baselines.planning import plan_run, progress_bar
 from baselines.report import console_table, markdown_report, write_csv, write_plots
 from baselines.results import ResultsFile, missing_fields
 from baselines.runner import evaluate, plan_trials
@@ -42,15 +40,6 @@ from baselines.settings import DEFAULTS, merge_settings
 from baselines.summary import GroupSummary, summarize
 
 __all__ = ["main", "load_settings", "play_random", "DEFAULTS"]
-
-PROGRESS_MIN_TRIALS = 50
-"""Runs with at least this many trials to play show a progress bar (on a terminal)."""
-
-PLAN_NOTICE_TRIALS = 50_000
-"""Plans of at least this many trials say so before planning, with a progress bar on a terminal."""
-
-PLAN_CHUNK_TASKS = 5_000
-"""Tasks planned per call when showing planning progress (the plan is the same either way)."""
 
 STOP_AFTER_FAILURES = 10
 """An agent's trials stop being started after this many failed trials in a row (backend down)."""
@@ -187,115 +176,6 @@ def load_settings(argv: list[str] | None) -> dict[str, Any]:
     return merge_settings(build_parser().parse_args(argv))
 
 
-def accepts_opponent(env_id: str) -> bool:
-    """Return True if the env's constructor takes an ``opponent`` argument."""
-    entry = gym.spec(env_id).entry_point
-    if isinstance(entry, str):
-        module, _, attr = entry.partition(":")
-        entry = getattr(importlib.import_module(module), attr)
-    try:
-        return "opponent" in inspect.signature(entry).parameters
-    except (TypeError, ValueError):
-        return False
-
-
-def _env_kwargs(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    given = settings["env_kwargs"] or {}
-    shared = given.get("*", {})
-    return {e: {**shared, **given.get(e, {})} for e in settings["envs"]}
-
-
-def _playable(
-    env_id: str, kwargs: dict[str, Any], factory: AgentFactory, opponent: str | None = None
-) -> str | None:
-    """Return why ``factory``'s agent cannot play ``env_id`` against ``opponent``, or ``None``."""
-    if opponent is not None:
-        kwargs = {**kwargs, "opponent": opponent}
-    try:
-        env = gym.make(env_id, **kwargs)
-    except Exception as error:  # one broken pair must not hide the others' results
-        return f"it cannot be built ({str(error).rstrip('.')})"
-    try:
-        agent = factory.new_agent()
-        if callable(getattr(agent, "bind", None)):
-            agent.bind(env)  # scripted agents check here that they can play this game
-    except (ValueError, TypeError) as error:
-        return f"{factory.name} cannot play it ({str(error).rstrip('.')})"
-    finally:
-        env.close()
-    return None
-
-
-def _plan(settings: dict[str, Any], factory: AgentFactory, console: Console) -> list:
-    """Plan the trials of every (env, opponent) pair that can be played; skip the others."""
-    env_kwargs = _env_kwargs(settings)
-    given = [o for o in settings["opponents"] if o is not None]
-    alone = [e for e in settings["envs"] if not accepts_opponent(e)]
-    if given and alone:
-        console.print(
-            f"[yellow]The opponent {', '.join(given)} does not apply to {', '.join(alone)} "
-            "(no opponent): played alone.[/]",
-            highlight=False,
-        )
-    pairs = []
-    for env_id in settings["envs"]:
-        for opponent in [None] if env_id in alone else settings["opponents"]:
-            reason = _playable(env_id, env_kwargs[env_id], factory, opponent)
-            if reason:
-                against = f" against {opponent}" if opponent is not None else ""
-                console.print(f"[yellow]Skipping {env_id}{against}: {reason}.[/]", highlight=False)
-            else:
-                pairs.append((env_id, opponent))
-    return _plan_pairs(settings, factory, pairs, env_kwargs, console)
-
-
-def _plan_pairs(
-    settings: dict[str, Any],
-    factory: AgentFactory,
-    pairs: list[tuple[str, str | None]],
-    env_kwargs: dict[str, dict[str, Any]],
-    console: Console,
-) -> list:
-    """Plan ``pairs`` in chunks of tasks, with a notice and a bar for big plans."""
-    tasks, repeats, seed = settings["tasks"], settings["repeats"], settings["seed"]
-    total = len(pairs) * tasks * repeats
-    if total >= PLAN_NOTICE_TRIALS:
-        console.print(f"{factory.name}: planning {total:,} trials...", highlight=False)
-    specs: list = []
-    with _progress(console, total if total >= PLAN_NOTICE_TRIALS else 0) as progress:
-        bar = progress.add_task("planning", total=total)
-        for env_id, opponent in pairs:
-            for start in range(0, tasks, PLAN_CHUNK_TASKS):
-                chunk = min(PLAN_CHUNK_TASKS, tasks - start)
-                # task i's trials depend on its seed alone, so chunks plan the same trials
-                specs += plan_trials(
-                    factory.name,
-                    [env_id],
-                    [opponent],
-                    chunk,
-                    repeats,
-                    settings["episodes"],
-                    seed + start,
-                    env_kwargs,
-                    settings["trial"],
-                    agent_settings(factory.config),
-                )
-                progress.advance(bar, chunk * repeats)
-    return specs
-
-
-def _progress(console: Console, total: int) -> Progress:
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=total < PROGRESS_MIN_TRIALS or not console.is_terminal,
-    )
-
-
 @dataclass
 class Outcome:
     """What a run played.
@@ -362,7 +242,7 @@ def _evaluate_agent(
     console: Console,
 ) -> None:
     """Plan and play one agent's trials, adding them to ``outcome``."""
-    specs = _plan(settings, factory, console)
+    specs = plan_run(settings, factory, console)
     _check_resumed(results, specs)
     todo = sum(s.trial_id not in results for s in specs)
     if todo < len(specs):
@@ -370,7 +250,7 @@ def _evaluate_agent(
             f"{factory.name}: {len(specs) - todo} of {len(specs)} trials resumed from "
             f"{results.path}; {todo} to play."
         )
-    with _progress(console, todo) as progress:
+    with progress_bar(console, todo) as progress:
         bar = progress.add_task(factory.name, total=todo)
         outcome.records += evaluate(
             factory,

@@ -234,16 +234,17 @@ def test_malformed_yaml_names_the_file(tmp_path, capsys):
 def test_a_big_plan_says_so_and_chunked_planning_plans_the_same_trials(monkeypatch):
     from rich.console import Console
 
+    from baselines import planning
     from baselines.agents import build_agent_factory
     from baselines.runner import plan_trials
 
-    monkeypatch.setattr(run, "PLAN_NOTICE_TRIALS", 10)
-    monkeypatch.setattr(run, "PLAN_CHUNK_TASKS", 3)
+    monkeypatch.setattr(planning, "PLAN_NOTICE_TRIALS", 10)
+    monkeypatch.setattr(planning, "PLAN_CHUNK_TASKS", 3)
     settings = run.load_settings(["--env", "mage/KuhnPoker-v0", "--tasks", "10", "--repeats", "2"])
     settings["seed"] = 7
     console = Console(record=True, width=120)
     factory = build_agent_factory("random")
-    specs = run._plan(settings, factory, console)
+    specs = planning.plan_run(settings, factory, console)
     assert "random-legal: planning 20 trials..." in console.export_text()
     whole = plan_trials("random-legal", ["mage/KuhnPoker-v0"], [None], 10, 2, 3, 7, {})
     assert [s.trial_id for s in specs] == [s.trial_id for s in whole]
