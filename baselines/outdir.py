@@ -3,7 +3,7 @@
 - :class:`FolderLock` holds an exclusive ``flock`` on ``DIR/results.jsonl`` for the whole run, so
   a second run writing the same folder is refused at once with a clear message. The operating
   system drops the lock when its holder exits, even on ``kill -9``: no stale lock to clean up, and
-  no file of its own.
+  no file of its own. (POSIX only: without ``fcntl``, on Windows, runs are not locked.)
 - A *config* is the set of trial-id prefixes a run plans (agent and the settings in its trial
   ids, env, opponent, episodes and the hash of the env and trial settings; not the task or
   repeat). Trials of different configs never mix up (their ids differ), but ``summary.md`` only
@@ -15,13 +15,17 @@
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import re
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+try:
+    import fcntl
+except ImportError:  # Windows: no flock; runs are not locked there
+    fcntl = None
 
 __all__ = ["FolderLock", "config_id", "trial_prefix", "config_marker", "keep_summaries"]
 
@@ -45,6 +49,9 @@ class FolderLock:
     def __enter__(self) -> FolderLock:
         self.folder.mkdir(parents=True, exist_ok=True)
         handle = open(self.folder / "results.jsonl", "ab")  # noqa: SIM115 (held until __exit__)
+        if fcntl is None:
+            handle.close()
+            return self
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -57,7 +64,7 @@ class FolderLock:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._handle is not None:
+        if self._handle is not None and fcntl is not None:
             fcntl.flock(self._handle, fcntl.LOCK_UN)
             self._handle.close()
             self._handle = None

@@ -277,6 +277,13 @@ def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None
     if failed:
         errors = next(r["errors"][0] for r in records if r["errors"])
         console.print(f"[yellow]{failed} failed steps (e.g. {errors}); see results.jsonl.[/]")
+    retried = sum(r.get("faults", 0) for r in records)
+    if retried:
+        console.print(
+            f"[yellow]{retried} backend requests failed and were retried in finished trials "
+            "(count per trial: faults in results.jsonl).[/]",
+            highlight=False,
+        )
     _print_failures(outcome, console)
     out = settings["out"]
     if not out:

@@ -92,3 +92,12 @@ def test_an_agents_own_exception_is_its_failed_step_not_a_backend_fault(tmp_path
     specs = plan_trials("broken", ["mage/KuhnPoker-v0"], ["random"], tasks=1, num_episodes=1)
     (record,) = evaluate(broken, specs, ResultsFile(None))
     assert not record["incomplete"] and record["failed_steps"] >= 1 and record["faults"] == 0
+
+
+def test_faults_that_recovered_are_counted_in_the_report(tmp_path, capsys):
+    with FakeChatServer(faults=["500", "429", "slow"], slow_s=0.8) as server:
+        argv = _argv(server.base_url, tmp_path / "out", tasks=2)
+        assert run.main([*argv, "--agent-option", "max_retries=3"]) == 0
+    text = capsys.readouterr().out
+    assert "3 backend requests failed and were retried in finished trials" in text
+    assert sum(r["faults"] for r in _lines(tmp_path / "out")) == 3
