@@ -62,7 +62,7 @@ def failure_lines(failed: Sequence[dict[str, Any]], unplayed: int = 0) -> list[s
         lines.append(f"  reasons: {_reasons_text(failed)}")
     if unplayed:
         lines.append(f"{unplayed} trials were not started: the run stopped on repeated failures.")
-    lines.append("They are saved as incomplete; the same command again plays them again.")
+    lines.append("They are saved as incomplete: run the same command again to play them.")
     return lines
 
 

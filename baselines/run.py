@@ -27,6 +27,7 @@ from typing import Any
 
 import yaml
 from rich.console import Console
+from rich.markup import escape
 
 from baselines.achievable import achievable_interval
 from baselines.agents import AgentFactory, build_agent_factory
@@ -276,7 +277,10 @@ def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None
     failed = sum(s.failed_steps for s in summaries)
     if failed:
         errors = next(r["errors"][0] for r in records if r["errors"])
-        console.print(f"[yellow]{failed} failed steps (e.g. {errors}); see results.jsonl.[/]")
+        console.print(
+            f"[yellow]{failed} failed steps (e.g. {escape(errors)}); see results.jsonl.[/]",
+            highlight=False,
+        )
     retried = sum(r.get("faults", 0) for r in records)
     if retried:
         console.print(
@@ -317,7 +321,7 @@ def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None
 
 def _print_failures(outcome: Outcome, console: Console) -> None:
     for line in failure_lines(outcome.failed, outcome.unplayed):
-        console.print(f"[red]{line}[/]", highlight=False)
+        console.print(f"[red]{escape(line)}[/]", highlight=False)  # reasons may hold brackets
 
 
 def play_random(env_id: str, games: int, seed: int) -> GroupSummary:
