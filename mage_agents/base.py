@@ -191,9 +191,21 @@ def act_batch(
     for indices in groups.values():
         backend = agents[indices[0]].backend
         chats = [agents[i].prompt(observations[i], infos[i]) for i in indices]
-        for i, raw in zip(indices, backend.generate(chats), strict=True):
+        for i, raw in zip(indices, _generate(backend, chats), strict=True):
             replies[i] = agents[i].receive(raw, infos[i])
     return [r if r is not None else Reply("", error="no reply") for r in replies]
+
+
+def _generate(backend: Backend, chats: Sequence[Chat]) -> list[Reply]:
+    """Call ``backend.generate``; if it raises, every prompt of the call fails as a backend fault.
+
+    Out of memory or a dead server is no answer of the agents', like an endpoint's failed reply.
+    """
+    try:
+        return backend.generate(chats)
+    except Exception as error:
+        reason = f"backend {type(error).__name__}: {error}"
+        return [Reply("", error=reason, faults=1) for _ in chats]
 
 
 def _act_one(agent: Agent, observation: str, info: Mapping[str, Any]) -> Reply:

@@ -101,3 +101,29 @@ def test_faults_that_recovered_are_counted_in_the_report(tmp_path, capsys):
     text = capsys.readouterr().out
     assert "3 backend requests failed and were retried in finished trials" in text
     assert sum(r["faults"] for r in _lines(tmp_path / "out")) == 3
+
+
+def test_a_backend_that_raises_fails_its_trials_not_the_run():
+    from baselines.agents import AgentFactory
+    from mage_agents.base import Reply
+    from mage_agents.prompting import LLMAgent
+
+    class Exploding:
+        name = "exploding"
+        calls = 0
+
+        def generate(self, chats):
+            self.calls += 1
+            if self.calls == 2:  # both trials are still playing: 3 attempts each
+                raise MemoryError("out of memory")
+            return [Reply("<action>check</action>") for _ in chats]
+
+    backend = Exploding()
+    factory = AgentFactory("llm", lambda: LLMAgent(backend, "zero-shot", name="llm"))
+    specs = plan_trials("llm", ["mage/KuhnPoker-v0"], ["random"], tasks=2)
+    results = ResultsFile(None)
+    assert evaluate(factory, specs, results, batch_size=2) == []
+    failed = results.failed()
+    assert len(failed) == 2 and all(r["incomplete"] and r["faults"] == 1 for r in failed)
+    assert all(r["errors"] == ["backend MemoryError: out of memory"] for r in failed)
+    assert len(evaluate(factory, specs, results, batch_size=2)) == 2  # replayed, finished
