@@ -42,7 +42,7 @@ from baselines.summary import GroupSummary, summarize
 
 __all__ = ["main", "load_settings", "play_random", "DEFAULTS"]
 
-STOP_AFTER_FAILURES = 10
+STOP_AFTER_FAILURES = 5
 """An agent's trials stop being started after this many failed trials in a row (backend down)."""
 
 EXIT_FAILED_TRIALS = 3

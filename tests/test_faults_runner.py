@@ -127,3 +127,13 @@ def test_a_backend_that_raises_fails_its_trials_not_the_run():
     assert len(failed) == 2 and all(r["incomplete"] and r["faults"] == 1 for r in failed)
     assert all(r["errors"] == ["backend MemoryError: out of memory"] for r in failed)
     assert len(evaluate(factory, specs, results, batch_size=2)) == 2  # replayed, finished
+
+
+def test_the_cli_stops_on_a_dead_backend_and_says_how_many_were_not_started(tmp_path, capsys):
+    out = tmp_path / "out"
+    assert run.main(_argv(_closed_port_url(), out, tasks=12)) == run.EXIT_FAILED_TRIALS
+    text = capsys.readouterr().out
+    stopped = run.STOP_AFTER_FAILURES
+    assert f"{stopped} trials failed" in text
+    assert f"{12 - stopped} trials were not started: the run stopped on repeated failures" in text
+    assert len(_lines(out)) == stopped
