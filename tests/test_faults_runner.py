@@ -137,3 +137,11 @@ def test_the_cli_stops_on_a_dead_backend_and_says_how_many_were_not_started(tmp_
     assert f"{stopped} trials failed" in text
     assert f"{12 - stopped} trials were not started: the run stopped on repeated failures" in text
     assert len(_lines(out)) == stopped
+
+
+def test_worker_processes_stop_on_a_dead_backend_too(tmp_path):
+    config = {"kind": "openai", "model": "m", "base_url": _closed_port_url(), "max_retries": 0}
+    specs = plan_trials("openai:m/zero-shot", ["mage/KuhnPoker-v0"], ["random"], tasks=40)
+    results = ResultsFile(tmp_path / "r.jsonl")
+    assert evaluate(config, specs, results, workers=2, stop_after_failures=3) == []
+    assert len(results.failed()) == 3 and len(results) == 0
