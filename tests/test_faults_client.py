@@ -36,7 +36,7 @@ def test_a_dripping_server_is_cut_off_at_the_deadline():
         elapsed = time.monotonic() - start
     assert reply.error.startswith("timeout") and "timeout_s=0.3" in reply.error
     assert reply.faults == 2
-    assert elapsed < 1.5  # two attempts of 0.3 s and a short backoff, not 12 s
+    assert elapsed < 3.0  # two attempts of 0.3 s and a short backoff; a full drip takes 6 s each
 
 
 def test_a_drip_inside_the_deadline_is_a_normal_answer():
