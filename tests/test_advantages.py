@@ -16,7 +16,7 @@ from mage_agents.advantages import (
     mage,
     rloo,
 )
-from mage_agents.advantages.common import cross_episode_returns
+from mage_agents.advantages.returns import cross_episode_returns
 from mage_agents.rollout import Trajectory
 
 T = Trajectory.from_rewards
