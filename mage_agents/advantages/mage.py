@@ -48,6 +48,7 @@ from mage_agents.advantages.common import Rows, ids
 from mage_agents.advantages.gigpo import two_term_advantages
 from mage_agents.advantages.lamer import row_scores
 from mage_agents.advantages.returns import discounted_returns, episode_table
+from mage_envs.meta.trial import differential_returns
 
 __all__ = ["mage", "meta_rewards", "meta_reward_rows"]
 
@@ -59,10 +60,10 @@ def meta_reward_rows(rows: Rows, differential: bool = True) -> tuple[np.ndarray,
     play turn of episode ``n`` and 0 elsewhere.
     """
     table, played = episode_table(rows)
-    meta = table.copy()
-    if differential:
-        meta[:, 1:] = table[:, 1:] - table[:, :-1]
-    meta[~played] = 0.0
+    meta = np.where(played, table, 0.0)
+    if differential:  # the trial wrapper's own R_0, R_1 - R_0, ... (one definition)
+        for o in np.flatnonzero(played.any(axis=1)):
+            meta[o, played[o]] = differential_returns(table[o, played[o]].tolist())
     rewards = np.zeros(len(rows))
     if len(rows):
         width = table.shape[1]
