@@ -11,7 +11,8 @@
 3. Estimators: the cost of each estimator (through ``estimate``, invalid penalty on) over 10,000
    turns: 1,250 trials of 3 episodes (2 play turns each, 2 reflections), groups of 8, 3 opponents.
 
-Run: ``python -m baselines.bench rollout [--trials 64] [--tokens 32] [--hidden 64] [--layers 2]``.
+Run: ``python -m baselines.bench rollout [--trials 64] [--tokens 32] [--hidden 64] [--layers 2]
+[--part 1|2|3]``.
 """
 
 from __future__ import annotations
@@ -148,30 +149,42 @@ def estimator_batch(turns: int = 10_000, seed: int = 0) -> list[Trajectory]:
     return trajectories
 
 
-def estimator_costs(repeats: int = 7) -> dict[str, float]:
-    """Best-of-``repeats`` milliseconds of each estimator over 10,000 turns."""
+def estimator_costs(repeats: int = 7) -> dict[str, tuple[float, float]]:
+    """Best-of-``repeats`` (wall ms, CPU ms) of each estimator over 10,000 turns."""
     batch = estimator_batch()
     costs = {}
     for name in ESTIMATORS:
-        times = []
+        walls, cpus = [], []
         for _ in range(repeats):
-            start = time.perf_counter()
+            wall, cpu = time.perf_counter(), time.process_time()
             estimate(name, batch, invalid_penalty=0.5)
-            times.append(time.perf_counter() - start)
-        costs[name] = 1000 * min(times)
+            walls.append(time.perf_counter() - wall)
+            cpus.append(time.process_time() - cpu)
+        costs[name] = (1000 * min(walls), 1000 * min(cpus))
     return costs
 
 
 def main(argv: list[str]) -> None:
-    """Print the three measurements."""
-    import torch
-
+    """Print the three measurements (``--part N`` for one of them)."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench rollout")
     parser.add_argument("--trials", type=int, default=64, help="trials collected (default 64)")
     parser.add_argument("--tokens", type=int, default=32, help="new tokens per turn (default 32)")
     parser.add_argument("--hidden", type=int, default=64, help="model hidden size (default 64)")
     parser.add_argument("--layers", type=int, default=2, help="transformer layers (default 2)")
+    parser.add_argument("--part", type=int, choices=(1, 2, 3), help="run one part only")
     args = parser.parse_args(argv)
+    parts = (args.part,) if args.part else (1, 2, 3)
+    if 1 in parts:
+        _overhead_table(args)
+    if 2 in parts:
+        _workers_table(args.trials)
+    if 3 in parts:
+        _estimator_table()
+
+
+def _overhead_table(args: argparse.Namespace) -> None:
+    import torch
+
     torch.set_num_threads(1)
     print(
         f"1. {args.trials} Kuhn trials x 3 episodes, one batch, tiny Llama ({args.layers} "
@@ -185,14 +198,21 @@ def main(argv: list[str]) -> None:
             f"{'yes' if return_ids else 'no':<14}{row['turns']:>7}{row['wall']:>9.2f}"
             f"{row['generate']:>9.2f}{share:>9.1%}"
         )
+
+
+def _workers_table(trials: int) -> None:
     delay = f"{1000 * SLOW_STEP_S:.0f} ms"
-    print(f"\n2. {args.trials} trials, random agent, env slowed by {delay} a step, one batch")
-    base = workers(args.trials, 0)[1]
+    print(f"\n2. {trials} trials, random agent, env slowed by {delay} a step, one batch")
+    base = workers(trials, 0)[1]
     print(f"{'env_workers':<14}{'pool start s':>13}{'play s':>9}{'speed-up':>10}")
     print(f"{0:<14}{'-':>13}{base:>9.2f}{1.0:>9.2f}x")
     for n in (2, 4, 8):
-        start, play = workers(args.trials, n)
+        start, play = workers(trials, n)
         print(f"{n:<14}{start:>13.2f}{play:>9.2f}{base / play:>9.2f}x")
+
+
+def _estimator_table() -> None:
     print("\n3. estimator cost, 10,000 turns (best of 7, invalid penalty on)")
-    for name, ms in estimator_costs().items():
-        print(f"{name:<8}{ms:>8.1f} ms")
+    print(f"{'estimator':<10}{'wall ms':>9}{'CPU ms':>9}")
+    for name, (wall, cpu) in estimator_costs().items():
+        print(f"{name:<10}{wall:>9.1f}{cpu:>9.1f}")
