@@ -45,6 +45,12 @@ class Reply:
         error: ``None``, or why the call failed (for example ``"HTTP 500 after 4 attempts"``).
         faults: Failed backend attempts behind this reply, the retried ones included (a reply
             that succeeded on its third attempt has 2).
+        prompt_ids: The prompt's token ids, when the backend was asked for them
+            (``LocalModelBackend(..., return_ids=True)``).
+        completion_ids: The sampled completion's token ids (up to and including an
+            end-of-sequence token the model wrote; no padding).
+        logprobs: The sampling log-probability of each token of ``completion_ids``:
+            ``log_softmax(logits / temperature)`` at the sampled id (temperature 1 when greedy).
     """
 
     text: str
@@ -52,6 +58,9 @@ class Reply:
     completion_tokens: int = 0
     error: str | None = None
     faults: int = 0
+    prompt_ids: tuple[int, ...] | None = None
+    completion_ids: tuple[int, ...] | None = None
+    logprobs: tuple[float, ...] | None = None
 
     @property
     def backend_failed(self) -> bool:
