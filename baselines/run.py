@@ -355,7 +355,8 @@ def main(argv: list[str] | None = None) -> int:
         console.print(_interrupted_line(argv), highlight=False)
         return EXIT_INTERRUPTED
     except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
-        console.print(f"[red]error:[/] {error}", markup=True, highlight=False)
+        # One line whatever its length (paths, trial ids): the terminal wraps it, not rich.
+        console.print(f"[red]error:[/] {error}", markup=True, highlight=False, soft_wrap=True)
         return 2
 
 
@@ -386,6 +387,7 @@ def _run_and_report(settings: dict[str, Any], console: Console) -> int:
             "the finished trials are saved in results.jsonl: free the space or fix the "
             "permissions, then run the same command again to write the report.",
             highlight=False,
+            soft_wrap=True,
         )
         return 2
     console.print(f"{len(outcome.records)} trials in {time.perf_counter() - start:.1f} s.")
