@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import inspect
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -143,6 +144,35 @@ def _object_factory(obj: Any) -> AgentFactory:
     return AgentFactory(agent.name, new_agent)
 
 
+def _check_options(kind: str, backend: type, options: dict[str, Any]) -> None:
+    """Name the option and the type it needs, before the backend trips over a wrong value.
+
+    The expected type is read from the backend's own default (``max_retries=4``: an integer).
+    """
+    parameters = inspect.signature(backend).parameters
+    valid = [p for p in parameters if p not in ("model", "tokenizer", "base_url", "name")]
+    for key, value in options.items():
+        if key not in parameters:
+            raise ValueError(
+                f"Unknown option {key!r} for {kind} agents. Valid options: {', '.join(valid)}."
+            )
+        default = parameters[key].default
+        for kinds, wanted in _OPTION_TYPES:
+            if type(default) in kinds and type(value) not in kinds:
+                raise ValueError(
+                    f"Agent option {key} must be {wanted} (like its default {default!r}), "
+                    f"not {value!r}."
+                )
+
+
+_OPTION_TYPES = (
+    ((bool,), "true or false"),
+    ((int,), "an integer"),
+    ((float, int), "a number"),
+    ((str,), "a string"),
+)
+
+
 def _no_options(kind: str, options: dict[str, Any]) -> None:
     if options:
         raise ValueError(f"Agent kind {kind!r} takes no options; got {sorted(options)}.")
@@ -184,6 +214,7 @@ def _openai(arg: str | None, options: dict[str, Any]) -> AgentFactory:
         )
     if "stop" in options:
         options["stop"] = tuple(options["stop"])
+    _check_options("openai", OpenAIChatBackend, options)
     return _llm_factory(OpenAIChatBackend(base_url, arg, **options), strategy)
 
 
@@ -194,6 +225,7 @@ def _local(arg: str | None, options: dict[str, Any]) -> AgentFactory:
     if not arg:
         raise ValueError("local needs a model directory: 'local:/path/to/model'.")
     _local_token_budget(options)
+    _check_options("local", LocalModelBackend, options)
     return _llm_factory(LocalModelBackend(arg, **options), strategy)
 
 
@@ -206,6 +238,7 @@ def _tiny(arg: str | None, options: dict[str, Any]) -> AgentFactory:
     model, tokenizer = build_tiny_model(seed=model_seed)
     _local_token_budget(options)
     options.setdefault("max_new_tokens", 16)
+    _check_options("tiny", LocalModelBackend, options)
     backend = LocalModelBackend(model, tokenizer, name="tiny", **options)
     return _llm_factory(backend, strategy)
 
@@ -222,7 +255,7 @@ def _python(arg: str | None, options: dict[str, Any]) -> AgentFactory:
     module_name, _, attr = (arg or "").partition(":")
     if not module_name or not attr:
         raise ValueError("python needs 'python:MODULE:ATTR', e.g. 'python:my_agents:MyAgent'.")
-    target = getattr(importlib.import_module(module_name), attr)
+    target = _import_attribute(module_name, attr)
     if isinstance(target, type):
         probe = target(**options)
         return AgentFactory(
@@ -230,6 +263,30 @@ def _python(arg: str | None, options: dict[str, Any]) -> AgentFactory:
         )
     _no_options("python (callable)", options)
     return _object_factory(target)
+
+
+def _import_attribute(module_name: str, attr: str) -> Any:
+    """``module.attr``, with a clear error naming what is missing (no traceback)."""
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        raise ValueError(
+            f"python:{module_name}:{attr}: no module named {error.name!r} (is it on PYTHONPATH, "
+            "or in the folder you run from?)."
+        ) from None
+    except Exception as error:  # the module itself failed while importing
+        raise ValueError(
+            f"python:{module_name}:{attr}: importing {module_name} failed: "
+            f"{type(error).__name__}: {error}"
+        ) from None
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        public = sorted(n for n in dir(module) if not n.startswith("_"))[:12]
+        raise ValueError(
+            f"python:{module_name}:{attr}: module {module_name} has no attribute {attr!r} "
+            f"(it has: {', '.join(public)}{', ...' if len(public) == 12 else ''})."
+        ) from None
 
 
 _BUILDERS: dict[str, Callable[[str | None, dict[str, Any]], AgentFactory]] = {

@@ -4,6 +4,11 @@ A run can be killed at any moment (``kill -9`` included) and rerun with the same
 is read back, a torn last line (a write cut short) is dropped, the file is cut back to its last
 complete line, and only the trials whose ``trial_id`` is missing are played. A trial is never
 counted twice: the first complete record of an id wins.
+
+A record with ``"incomplete": true`` is a trial that could not be played to its end because the
+backend failed (connection refused, timeouts, server errors after the retries): it is kept, with
+its reasons, so that the report can say what failed, but it does not count as finished. The next
+run plays that trial again, and the first complete record of the id then replaces it.
 """
 
 from __future__ import annotations
@@ -14,7 +19,29 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ResultsFile"]
+__all__ = ["ResultsFile", "missing_fields", "RECORD_FIELDS", "TRIAL_FIELDS"]
+
+RECORD_FIELDS = ("trial_id", "agent", "env_id", "opponent", "task", "trial", "play_steps")
+"""Fields of a trial record the reports read (older formats may lack some)."""
+
+TRIAL_FIELDS = ("num_episodes", "returns", "final_return", "pass_at_k", "successes")
+"""Fields of a record's ``trial`` the reports read."""
+
+
+def missing_fields(record: dict[str, Any]) -> list[str]:
+    """Return the fields the reports need that ``record`` lacks (``trial.x`` for nested ones).
+
+    Example:
+        >>> missing_fields({"trial_id": "a", "trial": {"returns": [1.0]}})[:2]
+        ['agent', 'env_id']
+    """
+    missing = [k for k in RECORD_FIELDS if k not in record]
+    trial = record.get("trial")
+    if isinstance(trial, dict):
+        missing += [f"trial.{k}" for k in TRIAL_FIELDS if k not in trial]
+    elif "trial" in record and not record.get("incomplete"):
+        missing.append("trial (not a mapping)")
+    return missing
 
 
 class ResultsFile:
@@ -36,6 +63,7 @@ class ResultsFile:
     def __init__(self, path: str | Path | None) -> None:
         self.path = None if path is None else Path(path)
         self._records: dict[str, dict[str, Any]] = {}
+        self._incomplete: dict[str, dict[str, Any]] = {}
         self.dropped_lines = 0
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -57,7 +85,17 @@ class ResultsFile:
             if record is None:
                 self.dropped_lines += 1
             else:
-                self._records.setdefault(record["trial_id"], record)
+                self._keep(record)
+
+    def _keep(self, record: dict[str, Any]) -> None:
+        trial_id = record["trial_id"]
+        if trial_id in self._records:
+            return
+        if record.get("incomplete"):
+            self._incomplete[trial_id] = record  # the latest failure says why it failed now
+        else:
+            self._incomplete.pop(trial_id, None)
+            self._records[trial_id] = record
 
     def __contains__(self, trial_id: object) -> bool:
         return trial_id in self._records
@@ -66,8 +104,19 @@ class ResultsFile:
         return len(self._records)
 
     def finished(self) -> set[str]:
-        """Return the ids of the trials already recorded."""
+        """Return the ids of the trials already recorded (complete ones only)."""
         return set(self._records)
+
+    def failed(self, trial_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
+        """Return the latest incomplete record of each trial that has no complete one yet.
+
+        Args:
+            trial_ids: Only these trials (default: all).
+        """
+        if trial_ids is None:
+            return list(self._incomplete.values())
+        wanted = set(trial_ids)
+        return [r for tid, r in self._incomplete.items() if tid in wanted]
 
     def records(self, trial_ids: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Return the records, in file order, optionally only those whose id is in ``trial_ids``."""
@@ -77,7 +126,7 @@ class ResultsFile:
         return [r for tid, r in self._records.items() if tid in wanted]
 
     def append(self, record: dict[str, Any]) -> None:
-        """Write one record as a line and fsync it; a known ``trial_id`` is ignored."""
+        """Write one record as a line and fsync it; a ``trial_id`` already complete is ignored."""
         trial_id = record.get("trial_id")
         if not isinstance(trial_id, str):
             raise ValueError("A trial record needs a string 'trial_id'.")
@@ -89,7 +138,7 @@ class ResultsFile:
                 handle.write(line.encode())
                 handle.flush()
                 os.fsync(handle.fileno())
-        self._records[trial_id] = json.loads(line)  # exactly what a rerun will read back
+        self._keep(json.loads(line))  # exactly what a rerun will read back
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:

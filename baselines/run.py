@@ -16,24 +16,28 @@ repeats a trial), ``summary.md``, ``summary.csv`` and plots.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib.util
-import inspect
 import json
+import shlex
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import gymnasium as gym
 import yaml
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+from rich.markup import escape
 
 from baselines.achievable import achievable_interval
-from baselines.agents import AgentFactory, agent_settings, build_agent_factory
+from baselines.agents import AgentFactory, build_agent_factory
+from baselines.failures import failure_lines, failure_markdown
+from baselines.outdir import FolderLock, config_id, config_marker, keep_summaries, trial_prefix
+from baselines.planning import plan_run, progress_bar
 from baselines.report import console_table, markdown_report, write_csv, write_plots
-from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
+from baselines.results import ResultsFile, missing_fields
+from baselines.runner import evaluate
 from baselines.settings import DEFAULTS, merge_settings, ready_configs
 from baselines.summary import summarize
 from mage_agents.prompting import STRATEGIES
@@ -41,8 +45,14 @@ from mage_envs.meta.memory import MEMORY_MODES
 
 __all__ = ["main", "load_settings", "DEFAULTS"]
 
-PROGRESS_MIN_TRIALS = 50
-"""Runs with at least this many trials to play show a progress bar (on a terminal)."""
+STOP_AFTER_FAILURES = 5
+"""An agent's trials stop being started after this many failed trials in a row (backend down)."""
+
+EXIT_FAILED_TRIALS = 3
+"""Exit code when some planned trials could not be played (backend faults); 2 is bad settings."""
+
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (the shell's convention: 128 + SIGINT)."""
 
 
 CONFIG_KEYS_HELP = """\
@@ -174,83 +184,55 @@ def load_settings(argv: list[str] | None) -> dict[str, Any]:
     return merge_settings(build_parser().parse_args(argv))
 
 
-def accepts_opponent(env_id: str) -> bool:
-    """Return True if the env's constructor takes an ``opponent`` argument."""
-    entry = gym.spec(env_id).entry_point
-    if isinstance(entry, str):
-        module, _, attr = entry.partition(":")
-        entry = getattr(importlib.import_module(module), attr)
-    try:
-        return "opponent" in inspect.signature(entry).parameters
-    except (TypeError, ValueError):
-        return False
+@dataclass
+class Outcome:
+    """What a run played.
+
+    Attributes:
+        records: The finished trials (old and new), the figures' input.
+        failed: The trials the backend failed (incomplete records, replayed by the next run).
+        unplayed: Trials not started because the run stopped on repeated failures.
+        prefixes: The trial-id prefixes planned (see :mod:`baselines.outdir`).
+        config: The id of this run's config (its prefixes).
+        other_configs: Whether the results file also holds trials of other configs.
+    """
+
+    records: list[dict[str, Any]] = field(default_factory=list)
+    failed: list[dict[str, Any]] = field(default_factory=list)
+    unplayed: int = 0
+    prefixes: set[str] = field(default_factory=set)
+    config: str = ""
+    other_configs: bool = False
 
 
-def _env_kwargs(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    given = settings["env_kwargs"] or {}
-    shared = given.get("*", {})
-    return {e: {**shared, **given.get(e, {})} for e in settings["envs"]}
-
-
-def _playable(env_id: str, kwargs: dict[str, Any], factory: AgentFactory) -> str | None:
-    """Return why ``factory``'s agent cannot play ``env_id``, or ``None`` if it can."""
-    try:
-        env = gym.make(env_id, **kwargs)
-    except Exception as error:  # one broken env must not hide the others' results
-        return f"it cannot be built ({error})"
-    try:
-        agent = factory.new_agent()
-        if callable(getattr(agent, "bind", None)):
-            agent.bind(env)  # scripted agents check here that they can play this game
-    except (ValueError, TypeError) as error:
-        return f"{factory.name} cannot play it ({error})"
-    finally:
-        env.close()
-    return None
-
-
-def _plan(settings: dict[str, Any], factory: AgentFactory, console: Console) -> list:
-    specs = []
-    env_kwargs = _env_kwargs(settings)
-    for env_id in settings["envs"]:
-        reason = _playable(env_id, env_kwargs[env_id], factory)
-        if reason:
-            console.print(f"[yellow]Skipping {env_id}: {reason}.[/]")
-            continue
-        opponents = settings["opponents"] if accepts_opponent(env_id) else [None]
-        specs += plan_trials(
-            factory.name,
-            [env_id],
-            opponents,
-            settings["tasks"],
-            settings["repeats"],
-            settings["episodes"],
-            settings["seed"],
-            env_kwargs,
-            settings["trial"],
-            agent_settings(factory.config),
-        )
-    return specs
-
-
-def _progress(console: Console, total: int) -> Progress:
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=total < PROGRESS_MIN_TRIALS or not console.is_terminal,
-    )
-
-
-def run(settings: dict[str, Any], console: Console) -> list[dict[str, Any]]:
-    """Evaluate every agent of ``settings``; return all their trial records."""
+def run(settings: dict[str, Any], console: Console) -> Outcome:
+    """Evaluate every agent of ``settings``; return their finished and failed trials."""
     out = settings["out"]
-    results = ResultsFile(Path(out) / "results.jsonl" if out else None)
-    records = []
     factories = [build_agent_factory(config) for config in settings["agents"]]
+    _check_names(factories)
+    results = ResultsFile(Path(out) / "results.jsonl" if out else None)
+    outcome = Outcome()
+    for factory in factories:
+        _evaluate_agent(settings, factory, results, outcome, console)
+    outcome.config = config_id(outcome.prefixes)
+    saved = {trial_prefix(r["trial_id"]) for r in results.records() + results.failed()}
+    outcome.other_configs = bool(saved - outcome.prefixes)
+    return outcome
+
+
+def _check_resumed(results: ResultsFile, specs: list) -> None:
+    """Refuse, clearly, to resume from records the reports cannot read (an older format)."""
+    for record in results.records(s.trial_id for s in specs):
+        missing = missing_fields(record)
+        if missing:
+            raise ValueError(
+                f"{results.path}: the record of trial {record['trial_id']!r} lacks "
+                f"{', '.join(missing)} (written by an older version?). Move the file away, or "
+                "give this run another --out, to play these trials again."
+            )
+
+
+def _check_names(factories: list[AgentFactory]) -> None:
     names = [factory.name for factory in factories]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:  # their trials would share ids and rows: each would be counted twice
@@ -258,47 +240,95 @@ def run(settings: dict[str, Any], console: Console) -> list[dict[str, Any]]:
             f"Two agents are named {twice[0]!r}; evaluate each agent once, or tell them apart "
             "with a name, e.g. {kind: openai, model: M, temperature: 0, name: M-greedy}."
         )
-    for factory in factories:
-        specs = _plan(settings, factory, console)
-        todo = sum(s.trial_id not in results for s in specs)
-        if todo < len(specs):
-            console.print(
-                f"{factory.name}: {len(specs) - todo} of {len(specs)} trials resumed from "
-                f"{results.path}; {todo} to play."
-            )
-        with _progress(console, todo) as progress:
-            bar = progress.add_task(factory.name, total=todo)
-            records += evaluate(
-                factory,
-                specs,
-                results,
-                workers=settings["workers"],
-                batch_size=settings["batch_size"],
-                on_record=lambda _, bar=bar: progress.advance(bar),
-            )
-    return records
 
 
-def report(settings: dict[str, Any], records: list[dict[str, Any]], console: Console) -> None:
+def _evaluate_agent(
+    settings: dict[str, Any],
+    factory: AgentFactory,
+    results: ResultsFile,
+    outcome: Outcome,
+    console: Console,
+) -> None:
+    """Plan and play one agent's trials, adding them to ``outcome``."""
+    specs = plan_run(settings, factory, console)
+    _check_resumed(results, specs)
+    todo = sum(s.trial_id not in results for s in specs)
+    if todo < len(specs):
+        console.print(
+            f"{factory.name}: {len(specs) - todo} of {len(specs)} trials resumed from "
+            f"{results.path}; {todo} to play."
+        )
+    with progress_bar(console, todo) as progress:
+        bar = progress.add_task(factory.name, total=todo)
+        outcome.records += evaluate(
+            factory,
+            specs,
+            results,
+            workers=settings["workers"],
+            batch_size=settings["batch_size"],
+            on_record=lambda _: progress.advance(bar),
+            stop_after_failures=STOP_AFTER_FAILURES,
+        )
+    ids = [s.trial_id for s in specs]
+    outcome.prefixes |= {trial_prefix(i) for i in ids}
+    failed = results.failed(ids)
+    outcome.failed += failed
+    outcome.unplayed += len(ids) - len(failed) - sum(i in results for i in ids)
+
+
+def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None:
     """Print the table and, with ``out``, write summary.md, summary.csv and plots."""
+    records = outcome.records
     summaries = summarize(records, achievable=achievable_interval)
     console.print(console_table(summaries, settings["title"]))
     failed = sum(s.failed_steps for s in summaries)
     if failed:
         errors = next(r["errors"][0] for r in records if r["errors"])
-        console.print(f"[yellow]{failed} failed steps (e.g. {errors}); see results.jsonl.[/]")
+        console.print(
+            f"[yellow]{failed} failed steps (e.g. {escape(errors)}); see results.jsonl.[/]",
+            highlight=False,
+        )
+    retried = sum(r.get("faults", 0) for r in records)
+    if retried:
+        console.print(
+            f"[yellow]{retried} backend requests failed and were retried in finished trials "
+            "(count per trial: faults in results.jsonl).[/]",
+            highlight=False,
+        )
+    _print_failures(outcome, console)
     out = settings["out"]
     if not out:
         return
     out = Path(out)
-    (out / "summary.md").write_text(markdown_report(summaries, records, settings["title"]))
-    write_csv(summaries, out / "summary.csv")
-    written = ["results.jsonl", "summary.md", "summary.csv"]
+    text = markdown_report(summaries, records, settings["title"]).rstrip("\n") + "\n"
+    if outcome.failed:
+        text += "\n" + failure_markdown(outcome.failed) + "\n"
+    text += "\n" + config_marker(outcome.config) + "\n"
+    names = ["summary.md", "summary.csv"]
+    if outcome.other_configs:  # one summary per config: keep the last one's before overwriting
+        keep_summaries(out, outcome.config)
+        names += [f"summary-{outcome.config}.md", f"summary-{outcome.config}.csv"]
+        console.print(
+            f"{out}/results.jsonl also holds trials of other configs: summary.md and "
+            f"summary-{outcome.config}.md are this run's (config {outcome.config}); the others' "
+            "are kept as summary-<config>.md.",
+            highlight=False,
+        )
+    for name in names[::2]:
+        (out / name).write_text(text)
+    for name in names[1::2]:
+        write_csv(summaries, out / name)
+    written = ["results.jsonl", *names]
     if settings["plots"] and importlib.util.find_spec("matplotlib") is None:
         console.print("No plots: matplotlib is missing (pip install 'mage-metarl[plots]').")
     elif settings["plots"]:
         written += [p.name for p in write_plots(summaries, records, out)]
     console.print(f"Wrote {', '.join(written)} to {out}.")
+
+
+def _print_failures(outcome: Outcome, console: Console) -> None:
+    for line in failure_lines(outcome.failed, outcome.unplayed):
+        console.print(f"[red]{escape(line)}[/]", highlight=False)  # reasons may hold brackets
 
 
 def _bounds(argv: list[str]) -> int:
@@ -320,17 +350,49 @@ def main(argv: list[str] | None = None) -> int:
         console = Console(width=200)
     try:
         settings = load_settings(argv)
-        start = time.perf_counter()
-        records = run(settings, console)
+        with _locked(settings["out"]):
+            return _run_and_report(settings, console)
+    except KeyboardInterrupt:
+        console.print(_interrupted_line(argv), highlight=False)
+        return EXIT_INTERRUPTED
     except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
-        console.print(f"[red]error:[/] {error}", markup=True, highlight=False)
+        # One line whatever its length (paths, trial ids): the terminal wraps it, not rich.
+        console.print(f"[red]error:[/] {error}", markup=True, highlight=False, soft_wrap=True)
         return 2
-    if not records:
+
+
+def _locked(out: Any) -> contextlib.AbstractContextManager:
+    return FolderLock(out) if out else contextlib.nullcontext()
+
+
+def _interrupted_line(argv: list[str]) -> str:
+    again = "python -m baselines.run " + " ".join(shlex.quote(a) for a in argv)
+    return (
+        "Interrupted: every finished trial is saved; run the same command again to resume: "
+        f"{again.strip()}"
+    )
+
+
+def _run_and_report(settings: dict[str, Any], console: Console) -> int:
+    start = time.perf_counter()
+    outcome = run(settings, console)
+    if not outcome.records:
+        _print_failures(outcome, console)
         console.print("[red]error:[/] no trial could be played (see the messages above).")
+        return EXIT_FAILED_TRIALS if outcome.failed else 2
+    try:
+        report(settings, outcome, console)
+    except OSError as error:  # a read-only or full disk: the results themselves are safe
+        console.print(
+            f"[red]error:[/] the report could not be written to {settings['out']} ({error}); "
+            "the finished trials are saved in results.jsonl: free the space or fix the "
+            "permissions, then run the same command again to write the report.",
+            highlight=False,
+            soft_wrap=True,
+        )
         return 2
-    report(settings, records, console)
-    console.print(f"{len(records)} trials in {time.perf_counter() - start:.1f} s.")
-    return 0
+    console.print(f"{len(outcome.records)} trials in {time.perf_counter() - start:.1f} s.")
+    return EXIT_FAILED_TRIALS if outcome.failed or outcome.unplayed else 0
 
 
 if __name__ == "__main__":

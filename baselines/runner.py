@@ -4,20 +4,31 @@
    deal, the level), repeat index and agent seed. Results therefore do not depend on ``workers``
    or ``batch_size`` for agents whose randomness comes from their seed.
 2. :func:`play_trials` steps up to ``batch_size`` trials together, so that prompting agents sharing
-   a backend are answered with one batched generation per step
-   (:func:`~mage_agents.base.act_batch`).
+   a backend are answered with one batched generation per step; it is a thin user of the rollout
+   engine the trainer uses too (:func:`mage_agents.rollout.rollout`), reading each record off a
+   :class:`~mage_agents.rollout.Trajectory`.
 3. :func:`evaluate` skips the trials already in the results file, plays the rest (in worker
    processes if asked) and appends each finished trial at once, fsync'd
    (:class:`~baselines.results.ResultsFile`), so a killed run resumes where it stopped.
+
+A backend fault is not a result: a trial in which a step got no answer from the backend (the
+connection refused, timeouts, server errors after the retries: :attr:`Reply.backend_failed`) stops
+at once and is saved marked ``"incomplete"`` with the reasons; it is not counted in the figures and
+the next run plays it again. An empty answer from a healthy server is the model's, an invalid
+answer like any other.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from typing import Any
@@ -27,19 +38,17 @@ import numpy as np
 from baselines.achievable import task_winnable
 from baselines.agents import AgentFactory, build_agent_factory
 from baselines.results import ResultsFile
-from mage_agents.base import Agent, Reply, act_batch
-from mage_envs.parsing import extract_tagged, normalize, parse_action
+from mage_agents.base import Agent
+from mage_agents.rollout import MAX_STEPS_PER_TRIAL, Trajectory, make_trial_env, rollout
 
 __all__ = ["TrialSpec", "plan_trials", "play_trials", "evaluate", "make_trial_env"]
 
-MAX_STEPS_PER_TRIAL = 10_000
-"""A trial that has not ended after this many steps is stopped and marked ``step_limit``."""
 
 MAX_ERRORS_KEPT = 5
 """Failed-step reasons kept per trial record (the count is always complete)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TrialSpec:
     """One planned trial.
 
@@ -71,6 +80,11 @@ class TrialSpec:
     def task(self) -> str:
         """The task key shared by the repeats of the same task."""
         return f"{self.env_id}|{self.opponent}|{self.task_seed}"
+
+    @property
+    def group_id(self) -> str:
+        """The rollout group: the repeats of a task share its deal and opponent draw."""
+        return self.task
 
 
 def _settings_hash(settings: dict[str, Any]) -> str:
@@ -117,6 +131,7 @@ def plan_trials(
     if seed < 0:
         raise ValueError(f"seed must be a non-negative integer, not {seed}.")
     specs = []
+    shared_trial = dict(trial_kwargs or {})  # one copy shared by the specs: millions fit
     for env_id in env_ids:
         kwargs = dict((env_kwargs or {}).get(env_id, {}))
         for opponent in opponents:
@@ -124,141 +139,67 @@ def plan_trials(
             if agent_settings:
                 settings["agent"] = agent_settings
             prefix = f"{agent}|{env_id}|{opponent}|n{num_episodes}|{_settings_hash(settings)}"
-            for i in range(tasks):
+            for task_seed in range(seed, seed + tasks):
                 for r in range(repeats):
-                    task_seed = seed + i
-                    agent_seed = int(np.random.SeedSequence([task_seed, r]).generate_state(1)[0])
                     specs.append(
                         TrialSpec(
-                            trial_id=f"{prefix}|task{task_seed}|r{r}",
-                            agent=agent,
-                            env_id=env_id,
-                            opponent=opponent,
-                            task_seed=task_seed,
-                            repeat=r,
-                            seed=agent_seed,
-                            num_episodes=num_episodes,
-                            env_kwargs=kwargs,
-                            trial_kwargs=dict(trial_kwargs or {}),
+                            f"{prefix}|task{task_seed}|r{r}",
+                            agent,
+                            env_id,
+                            opponent,
+                            task_seed,
+                            r,
+                            _agent_seed(task_seed, r),
+                            num_episodes,
+                            kwargs,
+                            shared_trial,
                         )
                     )
     return specs
 
 
-def make_trial_env(spec: TrialSpec) -> Any:
-    """Build the trial env of ``spec`` with :func:`mage_envs.make_trial`."""
-    from mage_envs import make_trial
-
-    kwargs = dict(spec.env_kwargs)
-    if spec.opponent is not None:
-        kwargs["opponent"] = spec.opponent
-    return make_trial(spec.env_id, num_episodes=spec.num_episodes, **spec.trial_kwargs, **kwargs)
+def _agent_seed(task_seed: int, repeat: int) -> int:
+    return int(np.random.SeedSequence([task_seed, repeat]).generate_state(1)[0])
 
 
-@dataclass
-class _Live:
-    """A trial being played."""
+def _record(trajectory: Trajectory, spec: TrialSpec) -> dict[str, Any]:
+    """The results-file record of one trial, read from its trajectory.
 
-    spec: TrialSpec
-    env: Any
-    agent: Agent
-    observation: str
-    info: dict[str, Any]
-    started: float
-    actions: list[list[str]] = field(default_factory=lambda: [[]])
-    steps: int = 0
-    play_steps: int = 0
-    invalid_steps: int = 0
-    failed_steps: int = 0
-    errors: list[str] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reflections_seen: int = 0
-
-
-def _start(spec: TrialSpec, agent: Agent, make_env: Callable[[TrialSpec], Any]) -> _Live:
-    env = make_env(spec)
-    agent.reset(spec.seed)
-    if callable(getattr(agent, "bind", None)):
-        agent.bind(env)
-    observation, info = env.reset(seed=spec.task_seed)
-    return _Live(spec, env, agent, observation, dict(info), time.perf_counter())
-
-
-def _shown_move(text: str, info: dict[str, Any], accepted: bool) -> str:
-    """The legal move read from ``text``; ``"<invalid>"`` if the env rejected it.
-
-    An answer the env accepted through one of its aliases (``pass`` for ``check``) is logged as
-    written, normalised, since the aliases are the env's own.
+    An ``incomplete`` trajectory (the backend gave no answer) ends with its unplayed turn: that
+    turn's error and faults count, its step does not.
     """
-    if not accepted:
-        return "<invalid>"
-    legal = list(info.get("legal_actions") or [])
-    index = parse_action(text, legal)
-    return legal[index] if index is not None else normalize(extract_tagged(text))[:80]
-
-
-def _episode_index(live: _Live, info: dict[str, Any]) -> int:
-    """The 0-based episode of a play step (the wrapper's ``episode_index``, else reflections)."""
-    index = info.get("episode_index")
-    return int(index) if isinstance(index, int) else live.reflections_seen
-
-
-def _step(live: _Live, reply: Reply) -> bool:
-    """Apply one reply; return True when the trial is over."""
-    live.prompt_tokens += reply.prompt_tokens
-    live.completion_tokens += reply.completion_tokens
-    if reply.error is not None:
-        live.failed_steps += 1
-        if len(live.errors) < MAX_ERRORS_KEPT:
-            live.errors.append(reply.error)
-    info = live.info
-    playing = info.get("phase") != "reflect"
-    observation, _, terminated, truncated, new_info = live.env.step(reply.text)
-    if playing:
-        episode = _episode_index(live, info)
-        while len(live.actions) <= episode:
-            live.actions.append([])
-        accepted = not new_info.get("invalid_action")
-        live.actions[episode].append(_shown_move(reply.text, info, accepted))
-    else:
-        live.reflections_seen += 1
-    live.steps += 1
-    live.play_steps += playing
-    live.invalid_steps += playing and bool(new_info.get("invalid_action"))
-    live.observation, live.info = observation, dict(new_info)
-    return bool(terminated or truncated) or live.steps >= MAX_STEPS_PER_TRIAL
-
-
-def _record(live: _Live) -> dict[str, Any]:
-    live.env.close()
-    spec, info = live.spec, live.info
-    trial = info.get("trial")
-    if trial is None and live.steps >= MAX_STEPS_PER_TRIAL and hasattr(live.env, "result"):
-        trial = live.env.result().to_dict()  # stopped by the step limit: the episodes so far
-    if trial is None:
-        raise RuntimeError(
-            f"{spec.env_id}: the trial ended without info['trial']; is it a MetaEpisodeWrapper?"
-        )
+    turns, info = trajectory.turns, trajectory.final_info
+    played = [t for t in turns if not t.backend_failed]
+    actions: dict[int, list[str]] = {}
+    for turn in played:
+        if turn.phase == "play":
+            actions.setdefault(turn.episode, []).append(turn.move)
+    errors = [trajectory.reset_error] if trajectory.reset_error is not None else []
+    errors += [t.error for t in turns if t.error is not None]
     return {
         **{k: v for k, v in asdict(spec).items() if k not in ("env_kwargs", "trial_kwargs")},
         "task": spec.task,
         # The wrapper's default; the "% of achievable" bound needs to know.
         "same_task": bool((spec.trial_kwargs or {}).get("same_task", True)),
-        "trial": trial,
+        # An incomplete trial: the episodes finished before the failure (None if none was).
+        "trial": None if trajectory.result is None else trajectory.result.to_dict(),
         "final_payoff": info.get("payoff"),
         # The final game ended because of invalid answers: a forfeit, not a finished game.
         "final_forfeit": bool(info.get("episode_truncated") and info.get("invalid_action")),
-        "actions": [a for a in live.actions if a],
-        "steps": live.steps,
-        "play_steps": live.play_steps,
-        "invalid_steps": int(live.invalid_steps),
-        "failed_steps": live.failed_steps,
-        "errors": live.errors,
-        "step_limit": live.steps >= MAX_STEPS_PER_TRIAL,
-        "prompt_tokens": live.prompt_tokens,
-        "completion_tokens": live.completion_tokens,
-        "wall_s": round(time.perf_counter() - live.started, 6),
+        "actions": [actions[k] for k in sorted(actions)],
+        "steps": len(played),
+        "play_steps": sum(t.phase == "play" for t in played),
+        "invalid_steps": sum(t.invalid for t in played),
+        "failed_steps": len(errors),
+        "errors": errors[:MAX_ERRORS_KEPT],
+        # Backend attempts that failed, the retried ones included.
+        "faults": sum(t.faults for t in turns),
+        # Not finished: the backend failed. Not counted; the next run plays it again.
+        "incomplete": trajectory.incomplete,
+        "step_limit": trajectory.step_limit,
+        "prompt_tokens": sum(t.prompt_tokens for t in turns),
+        "completion_tokens": sum(t.completion_tokens for t in turns),
+        "wall_s": trajectory.wall_s,
         # Whether any line of play solves this task (exact; None where undecided); decided after
         # the clock stops, so it is not counted in the trial's time.
         "winnable": task_winnable(spec),
@@ -270,37 +211,55 @@ def play_trials(
     new_agent: Callable[[], Agent],
     batch_size: int = 1,
     make_env: Callable[[TrialSpec], Any] = make_trial_env,
+    env_workers: int = 0,
 ) -> Iterator[dict[str, Any]]:
     """Play ``specs``, up to ``batch_size`` at once, yielding each trial's record when it ends.
 
-    A new agent is built per concurrent slot (``new_agent()``) and reset at the start of each trial.
+    A thin user of the rollout engine (:func:`mage_agents.rollout.rollout`): a new agent is built
+    per concurrent slot (``new_agent()``) and reset at the start of each trial; with
+    ``env_workers=N`` the envs are stepped in N worker processes. A trial the backend gave no
+    answer to is stopped by the engine and yielded as an ``"incomplete": true`` record.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1.")
-    pending = list(reversed(specs))
-    slots = [new_agent() for _ in range(min(batch_size, len(specs)))]
-    live: list[_Live | None] = [None] * len(slots)
-    for i, agent in enumerate(slots):
-        live[i] = _start(pending.pop(), agent, make_env) if pending else None
-    while any(t is not None for t in live):
-        active = [i for i, t in enumerate(live) if t is not None]
-        replies = act_batch(
-            [live[i].agent for i in active],
-            [live[i].observation for i in active],
-            [live[i].info for i in active],
-        )
-        for i, reply in zip(active, replies, strict=True):
-            if _step(live[i], reply):
-                yield _record(live[i])
-                live[i] = _start(pending.pop(), slots[i], make_env) if pending else None
+    by_id = {spec.trial_id: spec for spec in specs}
+    trajectories = rollout(
+        specs,
+        new_agent,
+        batch_size=batch_size,
+        make_env=make_env,
+        env_workers=env_workers,
+        max_steps=MAX_STEPS_PER_TRIAL,
+    )
+    with closing(trajectories):  # a caller that stops early ends the rollout and its envs
+        for trajectory in trajectories:
+            yield _record(trajectory, by_id[trajectory.trial_id])
 
 
 _WORKER: dict[str, Any] = {}
 
 
-def _worker_init(agent_config: Any, make_env: Callable[[TrialSpec], Any]) -> None:
+WORKER_POLL_S = 0.2
+"""How often a worker process checks that the runner that started it is still alive."""
+
+
+def _worker_init(
+    agent_config: Any, make_env: Callable[[TrialSpec], Any], runner_pid: int | None = None
+) -> None:
+    # Ctrl-C reaches the whole process group: the runner alone handles it (saves, says how to
+    # resume) and shuts the pool down, instead of every worker printing a traceback.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if runner_pid is not None:
+        threading.Thread(target=_exit_with_runner, args=(runner_pid,), daemon=True).start()
     _WORKER["factory"] = build_agent_factory(agent_config)
     _WORKER["make_env"] = make_env
+
+
+def _exit_with_runner(runner_pid: int) -> None:
+    """End this worker once its runner is gone (``kill -9`` gives the pool no time to stop it)."""
+    while os.getppid() == runner_pid:
+        time.sleep(WORKER_POLL_S)
+    os._exit(1)  # the runner is gone: nothing left to report to, so no cleanup either
 
 
 def _worker_play(spec: TrialSpec) -> dict[str, Any]:
@@ -315,6 +274,8 @@ def evaluate(
     batch_size: int = 1,
     make_env: Callable[[TrialSpec], Any] = make_trial_env,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    stop_after_failures: int | None = None,
+    env_workers: int = 0,
 ) -> list[dict[str, Any]]:
     """Play the trials of ``specs`` that ``results`` lacks, appending each as it finishes.
 
@@ -323,37 +284,68 @@ def evaluate(
             (a spec string such as ``"random"`` or a dict). With ``workers > 1`` it must be a
             config, since each worker process builds its own agent.
         specs: The planned trials (see :func:`plan_trials`).
-        results: Where finished trials are stored; trials already there are skipped.
+        results: Where finished trials are stored; trials already there are skipped. Trials the
+            backend failed are stored marked incomplete (see :meth:`ResultsFile.failed`) and
+            played again by the next call.
         workers: Processes playing trials in parallel (scripted agents; 1 for model agents,
             which batch instead).
         batch_size: Trials stepped together in each process.
         make_env: Builds a trial env from a spec (tests inject their own); with ``workers > 1``
             it must be importable by name (a module-level function).
         on_record: Called with each new record (progress bars).
+        stop_after_failures: Stop starting trials after this many incomplete trials in a row
+            (a backend that is down fails them all, each after its retries); ``None``: never.
+            The trials not started are simply not in ``results``: the next call plays them.
+        env_workers: With ``workers=1``: step the envs of a batch in this many spawned
+            processes while generation stays batched here (slow envs); 0 steps them here.
 
     Returns:
-        The records of every trial in ``specs``, in plan order (old and new).
+        The records of every finished trial in ``specs``, in plan order (old and new); the
+        incomplete ones are in ``results.failed()``.
     """
     todo = [s for s in specs if s.trial_id not in results]
+    keep = _Keeper(results, on_record, stop_after_failures)
     if workers > 1 and len(todo) > 1:
-        _evaluate_in_processes(agent, todo, results, workers, make_env, on_record)
+        _evaluate_in_processes(agent, todo, workers, make_env, keep)
     else:
         factory = agent if isinstance(agent, AgentFactory) else build_agent_factory(agent)
-        for record in play_trials(todo, factory.new_agent, batch_size, make_env):
-            results.append(record)
-            if on_record:
-                on_record(record)
+        plays = play_trials(todo, factory.new_agent, batch_size, make_env, env_workers)
+        for record in plays:
+            if not keep(record):
+                plays.close()  # ends the rollout: its envs (and env workers) are closed
+                break
     by_id = {r["trial_id"]: r for r in results.records(s.trial_id for s in specs)}
     return [by_id[s.trial_id] for s in specs if s.trial_id in by_id]
+
+
+class _Keeper:
+    """Saves each record, reports it, and says whether to go on (False after too many failures)."""
+
+    def __init__(
+        self,
+        results: ResultsFile,
+        on_record: Callable[[dict[str, Any]], None] | None,
+        stop_after_failures: int | None,
+    ) -> None:
+        self.results = results
+        self.on_record = on_record
+        self.stop_after_failures = stop_after_failures
+        self.streak = 0
+
+    def __call__(self, record: dict[str, Any]) -> bool:
+        self.results.append(record)
+        if self.on_record:
+            self.on_record(record)
+        self.streak = self.streak + 1 if record.get("incomplete") else 0
+        return self.stop_after_failures is None or self.streak < self.stop_after_failures
 
 
 def _evaluate_in_processes(
     agent: Any,
     todo: Sequence[TrialSpec],
-    results: ResultsFile,
     workers: int,
     make_env: Callable[[TrialSpec], Any],
-    on_record: Callable[[dict[str, Any]], None] | None,
+    keep: _Keeper,
 ) -> None:
     if isinstance(agent, AgentFactory):
         agent = agent.config
@@ -362,10 +354,12 @@ def _evaluate_in_processes(
             "workers > 1 needs an agent config (a spec string or dict), not an object."
         )
     context = get_context("spawn")  # no fork: torch and thread pools do not survive it safely
-    with ProcessPoolExecutor(workers, context, _worker_init, (agent, make_env)) as pool:
+    init_args = (agent, make_env, os.getpid())
+    pool = ProcessPoolExecutor(workers, context, _worker_init, init_args)
+    try:
         futures = [pool.submit(_worker_play, spec) for spec in todo]
         for future in as_completed(futures):
-            record = future.result()
-            results.append(record)
-            if on_record:
-                on_record(record)
+            if not keep(future.result()):
+                break
+    finally:  # on a stop, an error or Ctrl-C: drop the trials not started, end the workers
+        pool.shutdown(wait=True, cancel_futures=True)

@@ -106,7 +106,15 @@ def merge_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _load_config(path: Path) -> dict[str, Any]:
-    loaded = yaml.safe_load(path.read_text()) or {}
+    try:
+        loaded = yaml.safe_load(path.read_text()) or {}
+    except yaml.YAMLError as error:
+        where = getattr(error, "problem_mark", None)
+        at = f" at line {where.line + 1}, column {where.column + 1}" if where else ""
+        problem = getattr(error, "problem", None) or str(error)
+        raise ValueError(f"{path}: not valid YAML{at}: {problem}.") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a config is a YAML mapping).") from None
     if not isinstance(loaded, dict):
         raise ValueError(f"{path}: a config is a YAML mapping of settings.")
     unknown = set(loaded) - set(DEFAULTS)
@@ -146,7 +154,10 @@ def _model_options(args: argparse.Namespace) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key:
             raise ValueError(f"--agent-option needs KEY=VALUE, not {item!r}.")
-        options[key.strip()] = yaml.safe_load(value)
+        try:
+            options[key.strip()] = yaml.safe_load(value)
+        except yaml.YAMLError:
+            raise ValueError(f"--agent-option {item!r}: the value is not valid YAML.") from None
     return options
 
 

@@ -43,12 +43,33 @@ class Reply:
         prompt_tokens: Tokens read by the model for this answer (0 for scripted agents).
         completion_tokens: Tokens written by the model for this answer.
         error: ``None``, or why the call failed (for example ``"HTTP 500 after 4 attempts"``).
+        faults: Failed backend attempts behind this reply, the retried ones included (a reply
+            that succeeded on its third attempt has 2).
+        prompt_ids: The prompt's token ids, when the backend was asked for them
+            (``LocalModelBackend(..., return_ids=True)``).
+        completion_ids: The sampled completion's token ids (up to and including an
+            end-of-sequence token the model wrote; no padding).
+        logprobs: The sampling log-probability of each token of ``completion_ids``:
+            ``log_softmax(logits / temperature)`` at the sampled id (temperature 1 when greedy).
     """
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     error: str | None = None
+    faults: int = 0
+    prompt_ids: tuple[int, ...] | None = None
+    completion_ids: tuple[int, ...] | None = None
+    logprobs: tuple[float, ...] | None = None
+
+    @property
+    def backend_failed(self) -> bool:
+        """True when the backend gave no answer (transport or server fault after its retries).
+
+        Such a step says nothing about the agent: the trial it belongs to cannot be scored. An
+        agent's own error (an exception in ``act``, a non-text answer) has ``faults == 0``.
+        """
+        return self.error is not None and self.faults > 0
 
 
 @runtime_checkable
@@ -179,9 +200,21 @@ def act_batch(
     for indices in groups.values():
         backend = agents[indices[0]].backend
         chats = [agents[i].prompt(observations[i], infos[i]) for i in indices]
-        for i, raw in zip(indices, backend.generate(chats), strict=True):
+        for i, raw in zip(indices, _generate(backend, chats), strict=True):
             replies[i] = agents[i].receive(raw, infos[i])
     return [r if r is not None else Reply("", error="no reply") for r in replies]
+
+
+def _generate(backend: Backend, chats: Sequence[Chat]) -> list[Reply]:
+    """Call ``backend.generate``; if it raises, every prompt of the call fails as a backend fault.
+
+    Out of memory or a dead server is no answer of the agents', like an endpoint's failed reply.
+    """
+    try:
+        return backend.generate(chats)
+    except Exception as error:
+        reason = f"backend {type(error).__name__}: {error}"
+        return [Reply("", error=reason, faults=1) for _ in chats]
 
 
 def _act_one(agent: Agent, observation: str, info: Mapping[str, Any]) -> Reply:

@@ -2,10 +2,14 @@
 
 It answers ``POST /v1/chat/completions`` with a scripted policy (by default: the first legal move
 listed in the prompt, inside ``<action>`` tags) and can inject faults, one per request, from a
-queue: ``"slow"`` (sleeps past the client's timeout), ``"500"``, ``"429"`` (with ``Retry-After``),
-``"malformed"`` (invalid JSON), ``"bad_usage"`` (a normal answer whose ``usage`` is not a mapping)
-and ``"401"``. It counts requests, remembers the headers it saw and
-the highest number of requests in flight at once.
+queue: ``"slow"`` (sleeps past the client's timeout), ``"drip"`` (sends a normal answer one byte
+every ``drip_s``), ``"reset"`` (closes the connection without an answer), ``"500"``, ``"429"``
+(with ``Retry-After``), ``"malformed"`` (invalid JSON), ``"bad_usage"`` (a normal answer whose
+``usage`` is not a mapping), ``"null"`` (a healthy answer whose content is ``null``) and ``"401"``.
+With ``stop_after=n`` it stops listening after its n-th request (a server that dies mid-run). It
+counts requests, remembers the headers it saw and the highest number of requests in flight at once
+(a request is in flight from its arrival until its answer starts to be written, so a client that
+has read an answer never sees it still counted).
 
 Example:
     >>> from mage_agents.openai_client import OpenAIChatBackend
@@ -56,6 +60,9 @@ class FakeChatServer:
         faults: Faults to inject, one per request, in order (then normal answers).
         slow_s: How long a ``"slow"`` request sleeps before answering.
         retry_after: ``Retry-After`` header of a ``"429"`` answer, in seconds.
+        drip_s: Pause between the bytes of a ``"drip"`` answer.
+        error_body: The body of ``"500"`` and ``"401"`` answers.
+        stop_after: Stop listening after this many requests (``None``: never).
     """
 
     def __init__(
@@ -64,8 +71,14 @@ class FakeChatServer:
         faults: Iterable[str] = (),
         slow_s: float = 1.0,
         retry_after: float = 0.01,
+        drip_s: float = 0.05,
+        error_body: str = '{"error": {"message": "injected fault"}}',
+        stop_after: int | None = None,
     ) -> None:
         self.answer = answer
+        self.drip_s = drip_s
+        self.error_body = error_body
+        self.stop_after = stop_after
         self.faults: deque[str] = deque(faults)
         self.slow_s = slow_s
         self.retry_after = retry_after
@@ -77,7 +90,10 @@ class FakeChatServer:
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        # a short poll keeps stop() quick: shutdown() waits for the loop's next poll
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
 
     @property
     def base_url(self) -> str:
@@ -90,9 +106,14 @@ class FakeChatServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._server.shutdown()
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop serving and close the listening socket: later connections are refused."""
+        if self._thread.is_alive():
+            self._server.shutdown()
+            self._thread.join(timeout=5)
         self._server.server_close()
-        self._thread.join(timeout=5)
 
     def _next_fault(self, headers: dict[str, str], body: dict[str, Any]) -> str | None:
         with self._lock:
@@ -101,6 +122,8 @@ class FakeChatServer:
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self.headers.append(headers)
             self.bodies.append(body)
+            if self.requests == self.stop_after:  # from another thread: shutdown() waits for it
+                threading.Thread(target=self.stop, daemon=True).start()
             return self.faults.popleft() if self.faults else None
 
     def _done(self) -> None:
@@ -122,29 +145,32 @@ class FakeChatServer:
                     body = {}
                 fault = server._next_fault(dict(self.headers), body)
                 try:
-                    server._respond(self, fault, body)
+                    status, data, headers = server._respond(self.path, fault, body)
                 finally:
-                    server._done()
+                    server._done()  # before writing: the client may send its next request then
+                if fault == "reset":
+                    self.close_connection = True
+                    return
+                _send(self, status, data, headers, server.drip_s if fault == "drip" else 0.0)
 
         return Handler
 
-    def _respond(self, handler: BaseHTTPRequestHandler, fault: str | None, body: dict) -> None:
-        if handler.path.rstrip("/") != "/v1/chat/completions":
-            return _send(handler, 404, b'{"error": "not found"}')
+    def _respond(self, path: str, fault: str | None, body: dict) -> tuple[int, bytes, dict]:
+        """Return the status, body and extra headers of the answer to one request."""
+        if path.rstrip("/") != "/v1/chat/completions":
+            return 404, b'{"error": "not found"}', {}
         if fault == "slow":
             time.sleep(self.slow_s)
         elif fault in ("500", "401"):
-            return _send(handler, int(fault), b'{"error": {"message": "injected fault"}}')
+            return int(fault), self.error_body.encode(), {}
         elif fault == "429":
-            return _send(
-                handler, 429, b'{"error": "rate limited"}', {"Retry-After": str(self.retry_after)}
-            )
+            return 429, b'{"error": "rate limited"}', {"Retry-After": str(self.retry_after)}
         elif fault == "malformed":
-            return _send(handler, 200, b'{"choices": [{"message": ')
+            return 200, b'{"choices": [{"message": ', {}
         messages = body.get("messages") or []
-        text = self.answer(messages)
+        text = None if fault == "null" else self.answer(messages)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
-        usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text) // 4}
+        usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text or "") // 4}
         payload = {
             "id": f"fake-{self.requests}",
             "object": "chat.completion",
@@ -152,11 +178,15 @@ class FakeChatServer:
             "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
             "usage": "unknown" if fault == "bad_usage" else usage,
         }
-        _send(handler, 200, json.dumps(payload).encode())
+        return 200, json.dumps(payload).encode(), {}
 
 
 def _send(
-    handler: BaseHTTPRequestHandler, status: int, data: bytes, headers: dict | None = None
+    handler: BaseHTTPRequestHandler,
+    status: int,
+    data: bytes,
+    headers: dict | None = None,
+    drip_s: float = 0.0,
 ) -> None:
     try:
         handler.send_response(status)
@@ -165,6 +195,12 @@ def _send(
         for key, value in (headers or {}).items():
             handler.send_header(key, value)
         handler.end_headers()
-        handler.wfile.write(data)
+        if not drip_s:
+            handler.wfile.write(data)
+            return
+        for i in range(len(data)):  # bounded: one pass over the answer
+            handler.wfile.write(data[i : i + 1])
+            handler.wfile.flush()
+            time.sleep(drip_s)
     except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout): fine
         pass

@@ -1,13 +1,18 @@
 """A client for any OpenAI-compatible chat endpoint (OpenAI, vLLM, llama.cpp, SGLang, ...).
 
-Only the standard library is used (``urllib``). Many prompts are sent at once through a thread pool
-bounded by ``max_concurrency``. Rate limits (429), server errors (5xx), timeouts, dropped
-connections and malformed JSON are retried with exponential backoff (honouring ``Retry-After``);
-when the retries run out, or on an error that retrying cannot fix (400, 401, 404), the prompt's
-:class:`~mage_agents.base.Reply` carries the reason in ``error`` and the evaluation goes on.
+Only the standard library is used (``http.client``; proxy variables are not read). Many prompts
+are sent at once through a thread pool bounded by ``max_concurrency``. Rate limits (429), server
+errors (5xx), timeouts, dropped connections and malformed JSON are retried with exponential
+backoff (honouring ``Retry-After``); when the retries run out, or on an error that retrying cannot
+fix (400, 401, 404), the prompt's :class:`~mage_agents.base.Reply` carries the reason in ``error``
+and the evaluation goes on.
+
+``timeout_s`` is a deadline for the whole attempt, not only a socket timeout. Every failed attempt
+is counted in :attr:`~mage_agents.base.Reply.faults`, the retried ones too.
 
 The API key is read from an environment variable at each request. It is never stored on the
-object, so it cannot appear in a repr, a log line or a results file.
+object, and it is replaced by ``***`` in error texts (before they are cut to length) and in
+completions, so it cannot appear in a repr, a log line or a results file.
 """
 
 from __future__ import annotations
@@ -17,12 +22,13 @@ import json
 import math
 import os
 import random
+import socket
+import threading
 import time
-import urllib.error
-import urllib.request
-from collections.abc import Sequence
+import urllib.parse
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mage_agents.base import Chat, Reply
@@ -52,7 +58,8 @@ class OpenAIChatBackend:
         api_key_env: Name of the environment variable holding the API key; if it is unset, no
             ``Authorization`` header is sent (local servers rarely need one).
         max_concurrency: Requests in flight at once.
-        timeout_s: Socket timeout of one request, in seconds.
+        timeout_s: Deadline of one attempt, from connecting to the last byte of the answer, in
+            seconds (a server that answers slowly, or drips its answer, is cut off there).
         max_retries: Extra attempts after the first, for retryable failures.
         backoff_s: First backoff delay; it doubles at each retry, up to ``max_backoff_s``.
         max_backoff_s: Upper bound on one backoff delay (also caps ``Retry-After``).
@@ -124,16 +131,19 @@ class OpenAIChatBackend:
             return list(pool.map(lambda job: self._complete(*job), jobs))
 
     def _complete(self, chat: Chat, seed: int | None) -> Reply:
-        """One chat with retries; never raises."""
+        """One chat with retries; never raises. Every failed attempt is counted in ``faults``."""
         attempts = self.max_retries + 1
         for attempt in range(attempts):
             try:
-                return _reply_from(self._post(self._body(chat, seed)))
+                reply = _reply_from(self._post(self._body(chat, seed)))
             except EndpointError as error:
                 if not error.retryable or attempt == attempts - 1:
                     tries = f" after {attempt + 1} attempt{'s' if attempt else ''}"
-                    return Reply("", error=self._redact(f"{error}{tries}"))
+                    return Reply("", error=self._redact(f"{error}{tries}"), faults=attempt + 1)
                 time.sleep(self._delay(attempt, error.retry_after))
+            else:
+                # a server may echo the request headers into its answer: never store the key
+                return replace(reply, text=self._redact(reply.text), faults=attempt)
         raise AssertionError("unreachable")
 
     def _body(self, chat: Chat, seed: int | None) -> dict[str, Any]:
@@ -162,50 +172,107 @@ class OpenAIChatBackend:
         return base * (0.5 + random.random() / 2)  # jitter spreads the retries of many threads
 
     def _post(self, body: dict[str, Any]) -> dict[str, Any]:
-        """POST one request and return the decoded JSON, or raise :class:`EndpointError`."""
+        """POST one request and return the decoded JSON, or raise :class:`EndpointError`.
+
+        ``timeout_s`` bounds the whole attempt, from connecting to the last byte: a socket
+        timeout alone restarts at every byte received, so a server dripping one byte a second
+        would hold a request forever.
+        """
         headers = {"Content-Type": "application/json"}
         key = os.environ.get(self.api_key_env)
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        request = urllib.request.Request(
-            self.base_url + "/chat/completions",
-            data=json.dumps(body).encode(),
-            headers=headers,
-            method="POST",
-        )
+        data = json.dumps(body).encode()
+        connection = self._connection()
+        watchdog = _Watchdog(self.timeout_s)
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout_s) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as error:
-            raise _http_error(error) from None
-        except TimeoutError as error:
-            raise EndpointError(f"timeout ({error})", retryable=True) from None
-        except (urllib.error.URLError, http.client.HTTPException, OSError) as error:
+            connection.connect()
+            watchdog.watch(connection.sock)
+            connection.request("POST", self._path + "/chat/completions", data, headers)
+            response = connection.getresponse()
+            raw = response.read()
+            status = response.status
+        except (TimeoutError, http.client.HTTPException, OSError, ValueError) as error:
+            if watchdog.fired:
+                raise EndpointError(self._deadline_reason(), retryable=True) from None
+            if isinstance(error, TimeoutError):
+                raise EndpointError(f"timeout ({error})", retryable=True) from None
             raise EndpointError(f"connection failed ({error})", retryable=True) from None
+        finally:
+            watchdog.cancel()
+            connection.close()
+        if watchdog.fired:  # the watchdog cut the body short: what was read is not the answer
+            raise EndpointError(self._deadline_reason(), retryable=True)
+        if status >= 400:
+            raise _http_error(status, raw, response.getheader("Retry-After"), self._redact)
         try:
             return json.loads(raw)
         except (json.JSONDecodeError, UnicodeDecodeError):
             raise EndpointError("malformed JSON in the response", retryable=True) from None
+
+    def _connection(self) -> http.client.HTTPConnection:
+        parts = urllib.parse.urlsplit(self.base_url)
+        if parts.scheme == "https":
+            return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=self.timeout_s)
+        return http.client.HTTPConnection(parts.hostname, parts.port, timeout=self.timeout_s)
+
+    @property
+    def _path(self) -> str:
+        return urllib.parse.urlsplit(self.base_url).path
+
+    def _deadline_reason(self) -> str:
+        return f"timeout (no complete response within timeout_s={self.timeout_s:g} s)"
 
     def _redact(self, text: str) -> str:
         key = os.environ.get(self.api_key_env)
         return text.replace(key, "***") if key else text
 
 
-def _http_error(error: urllib.error.HTTPError) -> EndpointError:
-    try:
-        detail = error.read(300).decode("utf-8", "replace").strip()
-    except OSError:
-        detail = ""
+class _Watchdog:
+    """Shuts a socket down when its deadline passes, ending any read blocked on it."""
+
+    def __init__(self, seconds: float) -> None:
+        self.fired = False
+        self._sock: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def watch(self, sock: socket.socket | None) -> None:
+        """Watch ``sock`` (the connection hands it to the response, so keep our own handle)."""
+        with self._lock:
+            self._sock = sock
+        if self.fired:  # the deadline passed while connecting
+            raise TimeoutError("connect")
+
+    def _fire(self) -> None:
+        with self._lock:
+            self.fired = True
+            if self._sock is not None:
+                try:
+                    self._sock.shutdown(socket.SHUT_RDWR)
+                except OSError:  # already closed
+                    pass
+
+    def cancel(self) -> None:
+        """Stop the timer (the attempt is over)."""
+        self._timer.cancel()
+
+
+def _http_error(
+    status: int, raw: bytes, retry_after_header: str | None, redact: Callable[[str], str]
+) -> EndpointError:
+    # Redact before cutting: a key straddling the cut would leave its prefix in the text.
+    detail = redact(raw[:4096].decode("utf-8", "replace")).strip()
     retry_after = None
-    header = error.headers.get("Retry-After") if error.headers else None
-    if header:
+    if retry_after_header:
         try:
-            retry_after = float(header)
+            retry_after = float(retry_after_header)
         except ValueError:
             retry_after = None
-    reason = f"HTTP {error.code}" + (f": {detail[:200]}" if detail else "")
-    return EndpointError(reason, retryable=error.code in RETRYABLE_STATUS, retry_after=retry_after)
+    reason = f"HTTP {status}" + (f": {detail[:200]}" if detail else "")
+    return EndpointError(reason, retryable=status in RETRYABLE_STATUS, retry_after=retry_after)
 
 
 def _reply_from(payload: Any) -> Reply:

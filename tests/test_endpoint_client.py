@@ -101,17 +101,23 @@ def test_a_response_with_unreadable_usage_still_answers():
 
 
 def test_runner_records_failed_steps_and_never_leaks_the_key(tmp_path, monkeypatch):
+    # Issue 14 changed the contract: a step the backend could not answer makes its trial
+    # incomplete (kept with its reasons, replayed next run), never a scored invalid answer.
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     with FakeChatServer(faults=["500"] * 8) as server:
         config = {"kind": "openai", "model": "fake", "base_url": server.base_url}
         factory = build_agent_factory({**config, "max_retries": 1, "backoff_s": 0.01})
         specs = plan_trials(factory.name, ["mage/KuhnPoker-v0"], ["random"], tasks=4)
+        results = ResultsFile(tmp_path / "r.jsonl")
+        assert evaluate(factory, specs, results, batch_size=4) == []
+        failed = results.failed()
+        assert len(failed) == 4 and all(r["incomplete"] for r in failed)
+        assert sum(r["failed_steps"] for r in failed) == 4  # 8 faults, 2 attempts per step
+        assert sum(r["faults"] for r in failed) == 8  # every attempt counted
+        assert all("HTTP 500" in r["errors"][0] for r in failed)
         records = evaluate(factory, specs, ResultsFile(tmp_path / "r.jsonl"), batch_size=4)
-    assert len(records) == 4
-    failed = sum(r["failed_steps"] for r in records)
-    assert failed == 4  # 8 faults, 2 attempts per step: the first step of each trial fails
-    assert any("HTTP 500" in e for r in records for e in r["errors"])
+    assert len(records) == 4 and not any(r["incomplete"] for r in records)
     assert all(r["trial"]["num_episodes"] == 3 for r in records)
     assert sum(r["prompt_tokens"] for r in records) > 0
     assert SECRET not in (tmp_path / "r.jsonl").read_text()
-    assert SECRET not in json.dumps(records)
+    assert SECRET not in json.dumps(records + failed)

@@ -63,3 +63,33 @@ def test_boards_drawn_for_a_terminal_become_plain_ascii(game, drawn):
     env = gym.make("mage/OpenSpiel-v0", game=game)
     obs, _ = env.reset(seed=0)
     assert drawn in obs and "?" not in obs and "[0m" not in obs
+
+
+def _replay(env, seed, steps=8):
+    obs, info = env.reset(seed=seed)
+    seen = [obs]
+    for _ in range(steps):  # the first legal move each time: the same moves, so the same game
+        if not info["legal_actions"]:
+            break
+        obs, _, terminated, truncated, info = env.step(info["legal_actions"][0])
+        seen.append(obs)
+        if terminated or truncated:
+            break
+    return seen
+
+
+@pytest.mark.parametrize("game", supported_games())
+def test_the_same_seed_is_the_same_game_on_one_env(game):
+    try:
+        env = gym.make("mage/OpenSpiel-v0", game=game, opponent="random")
+    except ValueError as error:  # loads, but not for two players (said clearly)
+        assert "players" in str(error)
+        return
+    assert _replay(env, 5) == _replay(env, 5) and _replay(env, 6) == _replay(env, 6)
+
+
+@pytest.mark.parametrize("game", ["negotiation", "bridge_uncontested_bidding"])
+def test_games_that_seed_their_own_chance_are_rejected_with_the_reason(game):
+    assert game not in supported_games()
+    with pytest.raises(ValueError, match="could not replay a deal"):
+        gym.make("mage/OpenSpiel-v0", game=game)

@@ -138,3 +138,27 @@ def test_equilibrium_policy_takes_a_game_name_too():
     from mage_envs.opponents.cfr import equilibrium_policy
 
     assert equilibrium_policy("kuhn_poker") == equilibrium_policy(pyspiel.load_game("kuhn_poker"))
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: [data],  # valid JSON, not the cache's mapping
+        lambda data: {**data, "policy": {}},
+        lambda data: {**data, "policy": {"not a state": [[0, 1.0]]}},
+        lambda data: {**data, "policy": {k: [[0, 2.0]] for k in data["policy"]}},
+        lambda data: {**data, "policy": {k: "ab" for k in data["policy"]}},
+        lambda data: {key: value for key, value in data.items() if key != "policy"},
+    ],
+)
+def test_a_cache_file_with_wrong_contents_is_recomputed(damage, tmp_path, monkeypatch):
+    import json
+
+    monkeypatch.setenv("MAGE_CACHE_DIR", str(tmp_path))
+    clear_memory_cache()
+    solved = equilibrium_policy(KUHN, iterations=50)
+    (path,) = tmp_path.glob("cfr-*.json")
+    path.write_text(json.dumps(damage(json.loads(path.read_text()))))
+    clear_memory_cache()
+    assert equilibrium_policy(KUHN, iterations=50) == solved
+    clear_memory_cache()

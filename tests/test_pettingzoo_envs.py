@@ -90,3 +90,50 @@ def test_registered_with_pettingzoo_make(env_id):
 
     assert env_id in mage_envs.registration.AEC_ENV_IDS
     api_test(pettingzoo.make("aec", env_id), num_cycles=100)
+
+
+@pytest.mark.parametrize("action", [1.5, 1.0, "1", True, np.float32(1), np.bool_(True), [1]])
+def test_non_integer_actions_are_rejected_not_read_as_an_id(action):
+    env = tic_tac_toe_v0.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError, match="Illegal action"):
+        env.step(action)
+    assert not env.unwrapped.openspiel_state.history()  # nothing was played
+
+
+def test_numpy_integer_ids_from_the_action_space_are_accepted():
+    env = tic_tac_toe_v0.env()
+    env.reset(seed=0)
+    env.step(np.int64(4))
+    assert env.unwrapped.openspiel_state.history() == [4]
+
+
+def test_render_test_passes_for_kuhn_and_fails_for_tic_tac_toe_as_documented():
+    from pettingzoo.test import render_test
+
+    render_test(kuhn_poker_v0.raw_env)  # every action is legal whenever it is one's turn
+    # PettingZoo's render_test samples without the infos mask: it soon plays an occupied cell
+    env = tic_tac_toe_v0.raw_env()
+    with pytest.raises(ValueError, match="Illegal action"):
+        for seed in range(20):  # bounded: 20 games of unmasked sampling
+            env.reset(seed=seed)
+            env.action_space("player_0").seed(seed)
+            env.action_space("player_1").seed(seed)
+            for agent in env.agent_iter(20):
+                done = env.terminations[agent] or env.truncations[agent]
+                env.step(None if done else env.action_space(agent).sample())
+
+
+@pytest.mark.parametrize("module", [kuhn_poker_v0, tic_tac_toe_v0])
+@pytest.mark.parametrize("mode", ["ansi", "human"])
+def test_render_with_masked_sampling(module, mode, capsys):
+    env = module.raw_env(render_mode=mode)
+    env.reset(seed=0)
+    for agent in env.agent_iter(30):
+        done = env.terminations[agent] or env.truncations[agent]
+        mask = env.infos[agent]["action_mask"]
+        env.step(None if done else env.action_space(agent).sample(mask))
+        shown = env.render()
+        assert isinstance(shown, str) if mode == "ansi" else shown is None
+    if mode == "human":
+        assert "Legal moves" in capsys.readouterr().out

@@ -14,6 +14,7 @@ BENCHMARKS = {
     "wrapper": "baselines.bench.wrapper",
     "webshop": "baselines.bench.webshop",
     "alfworld": "baselines.bench.alfworld",
+    "rollout": "baselines.bench.rollout",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
 

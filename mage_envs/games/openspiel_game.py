@@ -31,6 +31,12 @@ def rejection_reason(game_type: pyspiel.GameType) -> str | None:
         return "provides no observation or information state string"
     if not game_type.default_loadable:
         return "cannot be loaded without parameters"
+    if game_type.chance_mode == _GameType.ChanceMode.SAMPLED_STOCHASTIC:
+        # negotiation, bridge_uncontested_bidding: the deal comes from the game's own generator
+        return (
+            "draws its chance outcomes from its own generator, seeded once when the game is "
+            "loaded, so reset(seed=s) could not replay a deal"
+        )
     return None
 
 

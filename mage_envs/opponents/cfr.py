@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import threading
 import warnings
@@ -113,7 +114,7 @@ def equilibrium_policy(
     key = (str(game), algorithm, int(iterations))
     with _LOCK:
         if key not in _MEMORY:
-            table = _load(key)
+            table = _load(key, game)
             if table is None:
                 _check_tree_size(game)
                 table = _solve(game, algorithm, int(iterations))
@@ -159,7 +160,8 @@ def _cache_file(key: tuple[str, str, int]) -> Path | None:
     return folder / f"cfr-{digest}.json"
 
 
-def _load(key: tuple[str, str, int]) -> PolicyTable | None:
+def _load(key: tuple[str, str, int], game: pyspiel.Game | None = None) -> PolicyTable | None:
+    """The cached table of ``key``, or ``None`` if missing or damaged (then it is recomputed)."""
     path = _cache_file(key)
     if path is None or not path.is_file():
         return None
@@ -167,9 +169,50 @@ def _load(key: tuple[str, str, int]) -> PolicyTable | None:
         data = json.loads(path.read_text())
     except (OSError, ValueError):
         return None
-    if data.get("key") != [*key, pyspiel.__version__]:
+    if not isinstance(data, dict) or data.get("key") != [*key, pyspiel.__version__]:
         return None
-    return {info: [(int(a), float(p)) for a, p in row] for info, row in data["policy"].items()}
+    table = _table_from_json(data.get("policy"))
+    if table is None or (game is not None and set(table) != _info_states(game)):
+        return None  # valid JSON, wrong contents: solve again, as for a truncated file
+    return table
+
+
+def _table_from_json(policy: object) -> PolicyTable | None:
+    """Read ``{info state: [[action, probability], ...]}``, or ``None`` if it is not one.
+
+    Every row must be a distribution over distinct integer actions.
+    """
+    if not isinstance(policy, dict) or not policy:
+        return None
+    table: PolicyTable = {}
+    for info, row in policy.items():
+        try:
+            pairs = [(int(a), float(p)) for a, p in row]
+        except (TypeError, ValueError):
+            return None
+        probabilities = [p for _, p in pairs]
+        if (
+            not pairs
+            or len({a for a, _ in pairs}) != len(pairs)
+            or not all(0.0 <= p <= 1.0 for p in probabilities)
+            or abs(math.fsum(probabilities) - 1.0) > 1e-6
+        ):
+            return None
+        table[info] = pairs
+    return table
+
+
+def _info_states(game: pyspiel.Game) -> set[str]:
+    """The information states of the players' decision nodes (the keys of a full table)."""
+    found, stack = set(), [game.new_initial_state()]
+    while stack:
+        state = stack.pop()
+        if state.is_terminal():
+            continue
+        if not state.is_chance_node():
+            found.add(state.information_state_string())
+        stack.extend(state.child(a) for a in state.legal_actions())
+    return found
 
 
 def _save(key: tuple[str, str, int], table: PolicyTable) -> None:

@@ -9,7 +9,15 @@ travels in ``infos[agent]``, always in the same place:
 - ``"action_mask"``: an ``int8`` mask over the action ids (all zeros off turn).
 
 :meth:`OpenSpielAECEnv.action_from_text` parses a language agent's answer into an action id with the
-same tolerant parser as the Gymnasium envs.
+same tolerant parser as the Gymnasium envs. :meth:`OpenSpielAECEnv.step` takes integer ids only
+(``int`` or a NumPy integer): ``1.5``, ``"1"`` or ``True`` raise a ``ValueError``, as an illegal id
+does, rather than being read as some id.
+
+PettingZoo's ``render_test`` does not pass for games with illegal moves (tic-tac-toe): it samples
+``action_space.sample()`` without a mask unless the *observation* is a dict holding
+``"action_mask"`` (its ``api_test`` reads the mask from ``infos``, where it lives here), so it soon
+plays an occupied cell, which raises. The observation stays a plain ``Box`` tensor (the shape
+``api_test`` and numeric learners expect), and rendering is tested with masked sampling instead.
 """
 
 from __future__ import annotations
@@ -109,7 +117,8 @@ class OpenSpielAECEnv(AECEnv):
         """Apply the selected agent's action id (``None`` for an agent that is already done).
 
         Raises:
-            ValueError: If the action is not legal now; the message lists the legal ids.
+            ValueError: If the action is not an integer id legal now (``1.5``, ``"1"`` and ``True``
+                are not ids); the message lists the legal ids.
         """
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -117,7 +126,7 @@ class OpenSpielAECEnv(AECEnv):
             return
         player = self.possible_agents.index(agent)
         legal = self.openspiel_state.legal_actions(player)
-        if action is None or int(action) not in legal:
+        if not _is_integer_id(action) or int(action) not in legal:
             raise ValueError(f"Illegal action {action!r} for {agent}; legal ids: {legal}.")
         self._cumulative_rewards[agent] = 0.0
         self.openspiel_state.apply_action(int(action))
@@ -179,3 +188,10 @@ class OpenSpielAECEnv(AECEnv):
         if state.is_terminal():
             info.update(self.text_game.revealed(state, player))
         return info
+
+
+def _is_integer_id(action: object) -> bool:
+    """True for ``int`` and NumPy integers (as ``Discrete.sample()`` gives); bools are not ids."""
+    if isinstance(action, bool | np.bool_):
+        return False
+    return isinstance(action, int | np.integer)

@@ -1,0 +1,142 @@
+"""Planning a run of ``python -m baselines.run``: which (env, opponent) pairs can be played.
+
+Each pair is checked before anything runs, by building its env (with the opponent) and binding a
+fresh agent to it: a pair that cannot be played is skipped with one line, so one bad pair never
+ends a run. The trials of the playable pairs are then planned with
+:func:`~baselines.runner.plan_trials`, in chunks of tasks so that a big plan can show progress.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from typing import Any
+
+import gymnasium as gym
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+from baselines.agents import AgentFactory, agent_settings
+from baselines.runner import TrialSpec, plan_trials
+
+__all__ = ["accepts_opponent", "plan_run", "progress_bar", "env_kwargs_of"]
+
+PROGRESS_MIN_TRIALS = 50
+"""Runs with at least this many trials to play show a progress bar (on a terminal)."""
+
+PLAN_NOTICE_TRIALS = 50_000
+"""Plans of at least this many trials say so before planning, with a progress bar on a terminal."""
+
+PLAN_CHUNK_TASKS = 5_000
+"""Tasks planned per call when showing planning progress (the plan is the same either way)."""
+
+
+def accepts_opponent(env_id: str) -> bool:
+    """Return True if the env's constructor takes an ``opponent`` argument."""
+    entry = gym.spec(env_id).entry_point
+    if isinstance(entry, str):
+        module, _, attr = entry.partition(":")
+        entry = getattr(importlib.import_module(module), attr)
+    try:
+        return "opponent" in inspect.signature(entry).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def env_kwargs_of(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Per env id, its keyword arguments: the ``"*"`` ones, then its own (which win)."""
+    given = settings["env_kwargs"] or {}
+    shared = given.get("*", {})
+    return {e: {**shared, **given.get(e, {})} for e in settings["envs"]}
+
+
+def _playable(
+    env_id: str, kwargs: dict[str, Any], factory: AgentFactory, opponent: str | None = None
+) -> str | None:
+    """Return why ``factory``'s agent cannot play ``env_id`` against ``opponent``, or ``None``."""
+    if opponent is not None:
+        kwargs = {**kwargs, "opponent": opponent}
+    try:
+        env = gym.make(env_id, **kwargs)
+    except Exception as error:  # one broken pair must not hide the others' results
+        return f"it cannot be built ({str(error).rstrip('.')})"
+    try:
+        agent = factory.new_agent()
+        if callable(getattr(agent, "bind", None)):
+            agent.bind(env)  # scripted agents check here that they can play this game
+    except (ValueError, TypeError) as error:
+        return f"{factory.name} cannot play it ({str(error).rstrip('.')})"
+    finally:
+        env.close()
+    return None
+
+
+def plan_run(settings: dict[str, Any], factory: AgentFactory, console: Console) -> list[TrialSpec]:
+    """Plan the trials of every (env, opponent) pair that can be played; skip the others."""
+    env_kwargs = env_kwargs_of(settings)
+    given = [o for o in settings["opponents"] if o is not None]
+    alone = [e for e in settings["envs"] if not accepts_opponent(e)]
+    if given and alone:
+        console.print(
+            f"[yellow]The opponent {', '.join(given)} does not apply to {', '.join(alone)} "
+            "(no opponent): played alone.[/]",
+            highlight=False,
+        )
+    pairs = []
+    for env_id in settings["envs"]:
+        for opponent in [None] if env_id in alone else settings["opponents"]:
+            reason = _playable(env_id, env_kwargs[env_id], factory, opponent)
+            if reason:
+                against = f" against {opponent}" if opponent is not None else ""
+                console.print(f"[yellow]Skipping {env_id}{against}: {reason}.[/]", highlight=False)
+            else:
+                pairs.append((env_id, opponent))
+    return _plan_pairs(settings, factory, pairs, env_kwargs, console)
+
+
+def _plan_pairs(
+    settings: dict[str, Any],
+    factory: AgentFactory,
+    pairs: list[tuple[str, str | None]],
+    env_kwargs: dict[str, dict[str, Any]],
+    console: Console,
+) -> list[TrialSpec]:
+    """Plan ``pairs`` in chunks of tasks, with a notice and a bar for big plans."""
+    tasks, repeats, seed = settings["tasks"], settings["repeats"], settings["seed"]
+    total = len(pairs) * tasks * repeats
+    if total >= PLAN_NOTICE_TRIALS:
+        console.print(f"{factory.name}: planning {total:,} trials...", highlight=False)
+    specs: list[TrialSpec] = []
+    with progress_bar(console, total if total >= PLAN_NOTICE_TRIALS else 0) as progress:
+        bar = progress.add_task("planning", total=total)
+        for env_id, opponent in pairs:
+            for start in range(0, tasks, PLAN_CHUNK_TASKS):
+                chunk = min(PLAN_CHUNK_TASKS, tasks - start)
+                # task i's trials depend on its seed alone, so chunks plan the same trials
+                specs += plan_trials(
+                    factory.name,
+                    [env_id],
+                    [opponent],
+                    chunk,
+                    repeats,
+                    settings["episodes"],
+                    seed + start,
+                    env_kwargs,
+                    settings["trial"],
+                    agent_settings(factory.config),
+                )
+                progress.advance(bar, chunk * repeats)
+    return specs
+
+
+def progress_bar(console: Console, total: int) -> Progress:
+    """A transient bar, shown only on a terminal and for at least ``PROGRESS_MIN_TRIALS``."""
+    return Progress(
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        transient=True,
+        disable=total < PROGRESS_MIN_TRIALS or not console.is_terminal,
+    )
