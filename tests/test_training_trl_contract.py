@@ -4,9 +4,9 @@ import pytest
 
 pytest.importorskip("trl")
 
+import trl  # noqa: E402
 from packaging.specifiers import SpecifierSet  # noqa: E402
 
-import trl  # noqa: E402
 from mage_agents.training.trl_contract import (  # noqa: E402
     REQUIRED_METHODS,
     TRL_RANGE,
