@@ -43,12 +43,21 @@ class Reply:
         prompt_tokens: Tokens read by the model for this answer (0 for scripted agents).
         completion_tokens: Tokens written by the model for this answer.
         error: ``None``, or why the call failed (for example ``"HTTP 500 after 4 attempts"``).
+        prompt_ids: The prompt's token ids, when the backend was asked for them
+            (``LocalModelBackend(..., return_ids=True)``).
+        completion_ids: The sampled completion's token ids (up to and including an
+            end-of-sequence token the model wrote; no padding).
+        logprobs: The sampling log-probability of each token of ``completion_ids``:
+            ``log_softmax(logits / temperature)`` at the sampled id (temperature 1 when greedy).
     """
 
     text: str
     prompt_tokens: int = 0
     completion_tokens: int = 0
     error: str | None = None
+    prompt_ids: tuple[int, ...] | None = None
+    completion_ids: tuple[int, ...] | None = None
+    logprobs: tuple[float, ...] | None = None
 
 
 @runtime_checkable

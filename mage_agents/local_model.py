@@ -9,6 +9,7 @@ at the end-of-sequence token. This is the only module of ``mage_agents`` that im
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -53,6 +54,9 @@ class LocalModelBackend:
             so the same sequence of calls gives the same text.
         device: Where the model runs (``"cpu"``, ``"cuda"``, ...).
         name: The backend's name in results (default: the directory name).
+        return_ids: Also return each reply's ``prompt_ids``, ``completion_ids`` and the sampling
+            ``logprobs`` of the completion tokens (``log_softmax(logits / temperature)``, read
+            from the logits ``generate`` computed; what a trainer needs).
     """
 
     def __init__(
@@ -68,6 +72,7 @@ class LocalModelBackend:
         seed: int = 0,
         device: str = "cpu",
         name: str | None = None,
+        return_ids: bool = False,
     ) -> None:
         if batch_size < 1 or max_new_tokens < 1 or temperature < 0:
             raise ValueError("Need batch_size >= 1, max_new_tokens >= 1 and temperature >= 0.")
@@ -93,6 +98,7 @@ class LocalModelBackend:
         self.stop_strings = list(stop_strings)
         self.seed, self.device = int(seed), device
         self.name = name or f"local:{type(model).__name__}"
+        self.return_ids = bool(return_ids)
         self._batches = 0
 
     def __repr__(self) -> str:
@@ -125,14 +131,28 @@ class LocalModelBackend:
             **encoded,
             max_new_tokens=self.max_new_tokens,
             pad_token_id=self.tokenizer.pad_token_id,
+            return_dict_in_generate=True,
+            output_logits=self.return_ids,
             **sampling,
         )
-        new_tokens = output[:, encoded["input_ids"].shape[1] :]
-        prompt_lengths = encoded["attention_mask"].sum(dim=1).tolist()
-        return [
-            self._reply(row, int(length))
-            for row, length in zip(new_tokens, prompt_lengths, strict=True)
-        ]
+        width = encoded["input_ids"].shape[1]
+        new_tokens = output.sequences[:, width:]
+        logprobs = self._logprobs(output.logits, new_tokens) if self.return_ids else None
+        replies = []
+        for row, tokens in enumerate(new_tokens):
+            mask = encoded["attention_mask"][row].bool()
+            reply = self._reply(tokens, int(mask.sum()))
+            if self.return_ids:
+                prompt = encoded["input_ids"][row][mask]
+                reply = self._with_ids(reply, tokens, prompt, logprobs[row])
+            replies.append(reply)
+        return replies
+
+    def _logprobs(self, logits: Sequence[torch.Tensor], tokens: torch.Tensor) -> torch.Tensor:
+        """Log-probability of each generated token under the sampling distribution's logits."""
+        scale = self.temperature if self.temperature > 0 else 1.0
+        stacked = torch.stack(list(logits), dim=1).float() / scale  # (batch, new tokens, vocab)
+        return torch.log_softmax(stacked, dim=-1).gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
 
     def _reply(self, row: torch.Tensor, prompt_tokens: int) -> Reply:
         ids = row.tolist()
@@ -140,6 +160,25 @@ class LocalModelBackend:
         used = next((i + 1 for i, t in enumerate(ids) if t in ends), len(ids))
         text = self.tokenizer.decode(ids[:used], skip_special_tokens=True)
         return Reply(_cut_at_stop(text, self.stop_strings), prompt_tokens, used)
+
+    def _with_ids(
+        self, reply: Reply, row: torch.Tensor, prompt: torch.Tensor, logprobs: torch.Tensor
+    ) -> Reply:
+        """Add the ids the model read and wrote, and the log-probs of the written ones."""
+        ids = row.tolist()
+        ends = {self.tokenizer.eos_token_id, self.tokenizer.pad_token_id} - {None}
+        cut = next((i for i, t in enumerate(ids) if t in ends), len(ids))
+        # An end token the model sampled is part of its completion; padding written after a
+        # stop string (the row had finished) is not.
+        if cut < len(ids) and ids[cut] == self.tokenizer.eos_token_id:
+            before = self.tokenizer.decode(ids[:cut], skip_special_tokens=True)
+            cut += not any(stop in before for stop in self.stop_strings)
+        return replace(
+            reply,
+            prompt_ids=tuple(prompt.tolist()),
+            completion_ids=tuple(ids[:cut]),
+            logprobs=tuple(float(x) for x in logprobs[:cut].tolist()),
+        )
 
 
 def _cut_at_stop(text: str, stops: Sequence[str]) -> str:

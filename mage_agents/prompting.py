@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from mage_agents.base import Backend, Chat, Reply
@@ -219,7 +220,7 @@ class LLMAgent:
             return reply
         answer = read_answer(reply.text, info)
         self.strategy.remember(answer, info, self.memory)
-        return Reply(answer, reply.prompt_tokens, reply.completion_tokens)
+        return replace(reply, text=answer)  # token ids and log-probs travel on to the rollout
 
     def act(self, observation: str, info: Mapping[str, Any]) -> Reply:
         """Answer one step on its own (an unbatched call)."""

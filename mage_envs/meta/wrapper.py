@@ -5,6 +5,8 @@ play episode 1, then for each later episode a reflection step (``info["phase"] =
 agent's answer is stored as its reflection, reward 0) and the next episode's play steps. Play
 observations carry "Attempt k of N", the memory of earlier attempts, and the inner observation.
 At the end of the trial ``info["trial"]`` holds the figures of :class:`~mage_envs.meta.TrialResult`.
+Every info also carries ``info["inner_observation"]``, the inner env's observation as it is
+(no header, no memory): the anchor-state key of step-level advantage groups.
 
 Non-text envs are converted by a :class:`~mage_envs.meta.TextAdapter`; PettingZoo envs by
 :class:`~mage_envs.meta.pettingzoo_env.PettingZooTextEnv` (the learner against opponents).
@@ -360,6 +362,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
     def _info(self, index: int, phase: str) -> dict[str, Any]:
         info = dict(self._inner_info)
         info.update(phase=phase, episode_index=index, step_in_episode=len(self._current.steps))
+        # The inner env's own observation, without attempt header or memory: equal states of
+        # different trials share it (GiGPO's anchor-state key).
+        info["inner_observation"] = self._inner_obs
         return info
 
     def _play_observation(self) -> str:

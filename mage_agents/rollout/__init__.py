@@ -1,0 +1,27 @@
+"""Rollouts: trials played in lockstep batches, recorded as turns for evaluation and training.
+
+- :class:`Turn` / :class:`Trajectory`: one model call / one trial (JSON in and out).
+- :class:`TrialPlan` and :func:`plan_groups`: which trials to play; a group is K trials of the
+  same task seed and opponent draw.
+- :func:`rollout` / :func:`collect`: the one lockstep engine the runner and the trainer share,
+  with the envs optionally stepped in worker processes (``env_workers``).
+"""
+
+from mage_agents.rollout.engine import MAX_STEPS_PER_TRIAL, collect, rollout, shown_move
+from mage_agents.rollout.plan import PlannedTrial, TrialPlan, make_trial_env, plan_groups
+from mage_agents.rollout.types import Trajectory, Turn, load_trajectories, save_trajectories
+
+__all__ = [
+    "Turn",
+    "Trajectory",
+    "save_trajectories",
+    "load_trajectories",
+    "TrialPlan",
+    "PlannedTrial",
+    "plan_groups",
+    "make_trial_env",
+    "rollout",
+    "collect",
+    "shown_move",
+    "MAX_STEPS_PER_TRIAL",
+]

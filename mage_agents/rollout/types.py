@@ -1,0 +1,190 @@
+"""The public rollout types: a :class:`Turn` is one model call, a :class:`Trajectory` one trial.
+
+Both are plain dataclasses of JSON values, so a rollout can be saved and read back
+(:func:`save_trajectories`, :func:`load_trajectories`) and compared byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from mage_envs.meta.trial import TrialResult
+
+__all__ = ["Turn", "Trajectory", "save_trajectories", "load_trajectories"]
+
+
+@dataclass
+class Turn:
+    """One model call of a trial: what the agent saw, what it answered, what the env gave back.
+
+    Attributes:
+        trial_id: The trial this turn belongs to.
+        group_id: The trial's group (trials of the same task seed and opponent draw).
+        episode: 0-based episode index; for a reflection, the episode it reflects on (the
+            reflection precedes episode ``episode + 1``).
+        step: 0-based step within the episode (for a reflection: the finished episode's length).
+        phase: ``"play"`` or ``"reflect"``.
+        observation: The text the agent read.
+        action: The text sent to the env (the agent's answer after parsing).
+        move: Play turns: the legal move the env accepted, by its listed name, or ``"<invalid>"``;
+            ``None`` for reflections.
+        anchor: The inner env's raw observation (GiGPO's anchor-state key) for play turns;
+            ``None`` for reflections or when the env does not report it.
+        reward: The env reward of this step (0 for a reflection).
+        invalid: True if the env rejected the answer as invalid.
+        opponent: The opponent's name in this episode (``None`` if the env names none).
+        seat: The learner's seat in this episode (``None`` if the env has no seats).
+        error: ``None``, or why the agent's or backend's call failed (the step was still played
+            with the empty answer); kept so that failed trials can be told apart from results.
+        prompt_tokens: Tokens the model read.
+        completion_tokens: Tokens the model wrote.
+        prompt_ids: Token ids of the prompt, when the backend returns them.
+        completion_ids: Token ids of the completion (the sampled tokens), when returned.
+        logprobs: Sampling log-probability of each completion token (``log_softmax(logits /
+            temperature)`` at the sampled id), aligned with ``completion_ids``, when returned.
+    """
+
+    trial_id: str
+    group_id: str
+    episode: int
+    step: int
+    phase: str
+    observation: str
+    action: str
+    move: str | None = None
+    anchor: str | None = None
+    reward: float = 0.0
+    invalid: bool = False
+    opponent: str | None = None
+    seat: str | None = None
+    error: str | None = None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    prompt_ids: list[int] | None = None
+    completion_ids: list[int] | None = None
+    logprobs: list[float] | None = None
+
+    @property
+    def anchor_key(self) -> str:
+        """The key of this turn's anchor-state group: its raw observation, else its observation."""
+        return self.anchor if self.anchor is not None else self.observation
+
+    @property
+    def is_reflection(self) -> bool:
+        """True for a reflection turn."""
+        return self.phase == "reflect"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the turn as a plain dict of JSON values."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Turn:
+        """Read a turn written by :meth:`to_dict` (unknown keys are an error)."""
+        return cls(**_known(cls, data))
+
+
+@dataclass
+class Trajectory:
+    """The turns of one trial and its figures.
+
+    Attributes:
+        trial_id: The trial's id.
+        group_id: The trial's group id (the trainer's unit of comparison).
+        turns: Every model call, in order (plays and reflections).
+        result: The trial's :class:`~mage_envs.meta.TrialResult` (returns, pass@k, ...).
+        final_info: The JSON-valued entries of the last step's ``info`` (``payoff``,
+            ``episode_truncated``, ...), without the trial figures.
+        step_limit: True if the trial was stopped by the engine's step limit.
+        wall_s: Seconds from the trial's start to its end (timing, not a result).
+    """
+
+    trial_id: str
+    group_id: str
+    turns: list[Turn]
+    result: TrialResult
+    final_info: dict[str, Any] = field(default_factory=dict)
+    step_limit: bool = False
+    wall_s: float = 0.0
+
+    @property
+    def play_turns(self) -> list[Turn]:
+        """The play turns (reflections left out)."""
+        return [t for t in self.turns if t.phase == "play"]
+
+    def to_dict(self) -> dict[str, Any]:
+        """Return the trajectory as a plain dict of JSON values."""
+        return {
+            "trial_id": self.trial_id,
+            "group_id": self.group_id,
+            "turns": [t.to_dict() for t in self.turns],
+            "result": self.result.to_dict(),
+            "final_info": dict(self.final_info),
+            "step_limit": self.step_limit,
+            "wall_s": self.wall_s,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Trajectory:
+        """Read a trajectory written by :meth:`to_dict`."""
+        values = _known(cls, data)
+        values["turns"] = [Turn.from_dict(t) for t in values.get("turns", [])]
+        values["result"] = TrialResult.from_info(values["result"])
+        return cls(**values)
+
+    def to_json(self) -> str:
+        """Return the trajectory as one line of JSON.
+
+        Example:
+            >>> from mage_envs.meta import TrialResult
+            >>> turn = Turn("t0", "g0", 0, 0, "play", "Your card: K.", "bet", "bet", reward=1.0)
+            >>> traj = Trajectory("t0", "g0", [turn], TrialResult.from_episodes([1.0], [True], 1))
+            >>> Trajectory.from_json(traj.to_json()) == traj
+            True
+        """
+        return json.dumps(self.to_dict(), ensure_ascii=False, allow_nan=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Trajectory:
+        """Read a trajectory from :meth:`to_json`'s output."""
+        return cls.from_dict(json.loads(text))
+
+
+def _known(cls: type, data: Mapping[str, Any]) -> dict[str, Any]:
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"{cls.__name__} has no field(s) {', '.join(unknown)}.")
+    return dict(data)
+
+
+def save_trajectories(path: str | Path, trajectories: Iterable[Trajectory]) -> int:
+    """Write trajectories as JSON lines (one trajectory a line); return how many were written."""
+    count = 0
+    with open(path, "w", encoding="utf-8") as out:
+        for trajectory in trajectories:
+            out.write(trajectory.to_json() + "\n")
+            count += 1
+    return count
+
+
+def load_trajectories(path: str | Path) -> list[Trajectory]:
+    """Read the trajectories written by :func:`save_trajectories`.
+
+    Raises:
+        ValueError: If a line is not a trajectory (the message names the line).
+    """
+    trajectories = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                trajectories.append(Trajectory.from_json(line))
+            except (ValueError, KeyError, TypeError) as error:
+                raise ValueError(f"{path}:{number}: not a trajectory ({error}).") from error
+    return trajectories

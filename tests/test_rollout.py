@@ -1,0 +1,187 @@
+"""The rollout engine and its types: groups, JSON round trips, ids and log-probs, env workers."""
+
+import pytest
+import torch
+
+from mage_agents import CallableAgent, RandomLegalAgent, Reply
+from mage_agents.local_model import LocalModelBackend
+from mage_agents.prompting import LLMAgent
+from mage_agents.rollout import (
+    Trajectory,
+    Turn,
+    collect,
+    load_trajectories,
+    plan_groups,
+    rollout,
+    save_trajectories,
+)
+from mage_agents.tiny_model import build_tiny_model
+from mage_envs.meta import TrialResult
+
+torch.set_num_threads(1)
+
+KUHN = "mage/KuhnPoker-v0"
+
+
+def _plans(**kwargs):
+    return plan_groups(KUHN, [0, 1], group_size=3, opponent="aggressive", **kwargs)
+
+
+def _without_timing(trajectories):
+    return [{**t.to_dict(), "wall_s": None} for t in trajectories]
+
+
+def test_groups_share_the_task_seed_and_the_opponent_draw():
+    plans = plan_groups(KUHN, [4, 5], group_size=3, opponent="mage-kuhn-train")
+    assert [p.group_id for p in plans].count(plans[0].group_id) == 3
+    assert len({p.seed for p in plans}) == 6 and len({p.trial_id for p in plans}) == 6
+    trajectories = collect(plans, RandomLegalAgent, batch_size=4)
+    by_group = {}
+    for t in trajectories:
+        by_group.setdefault(t.group_id, set()).add((t.result.opponents[0], t.turns[0].anchor))
+    assert all(len(seen) == 1 for seen in by_group.values())  # same opponent, same deal
+
+
+def test_plan_groups_rejects_bad_sizes():
+    with pytest.raises(ValueError, match="group_size"):
+        plan_groups(KUHN, [0], group_size=0)
+    with pytest.raises(ValueError, match="non-negative"):
+        plan_groups(KUHN, [-1], group_size=2)
+
+
+def test_turns_record_phases_rewards_and_anchors():
+    (trajectory,) = collect(plan_groups(KUHN, [3], 1, opponent="aggressive"), RandomLegalAgent)
+    turns = trajectory.turns
+    phases = [t.phase for t in turns]
+    assert phases.count("reflect") == 2 and phases[0] == "play" and phases[-1] == "play"
+    plays = trajectory.play_turns
+    assert sum(t.reward for t in plays) == sum(trajectory.result.returns)
+    assert {t.episode for t in plays} == {0, 1, 2}
+    assert all(t.anchor and "Attempt" not in t.anchor for t in plays)
+    assert all(t.anchor is None and t.move is None for t in turns if t.phase == "reflect")
+    assert all(t.move in ("check", "bet", "fold", "call") for t in plays)
+    assert plays[0].anchor == next(t for t in plays if t.episode == 1).anchor  # same deal
+    assert trajectory.final_info["payoff"] == trajectory.result.final_return
+
+
+def test_same_seeds_same_trajectories_and_batching_does_not_matter():
+    one = collect(_plans(), RandomLegalAgent, batch_size=1)
+    four = collect(_plans(), RandomLegalAgent, batch_size=4)
+    assert _without_timing(one) == _without_timing(four)
+
+
+def test_trajectories_survive_a_json_round_trip(tmp_path):
+    trajectories = collect(_plans(), RandomLegalAgent, batch_size=2)
+    path = tmp_path / "rollout.jsonl"
+    assert save_trajectories(path, trajectories) == 6
+    again = load_trajectories(path)
+    assert again == trajectories
+    assert [t.to_json() for t in again] == [t.to_json() for t in trajectories]
+
+
+def test_loading_a_bad_line_names_it(tmp_path):
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"trial_id": "x"}\n')
+    with pytest.raises(ValueError, match="bad.jsonl:1"):
+        load_trajectories(path)
+    with pytest.raises(ValueError, match="no field"):
+        Turn.from_dict({"trial_id": "t", "nope": 1})
+
+
+def test_a_failed_call_is_kept_on_its_turn():
+    def flaky(observation, info):
+        return Reply("", error="HTTP 500") if info.get("phase") == "play" else "none"
+
+    plans = plan_groups(KUHN, [0], 1, opponent="aggressive", num_episodes=1)
+    (trajectory,) = collect(plans, lambda: CallableAgent(flaky))
+    assert trajectory.turns[0].error == "HTTP 500" and trajectory.turns[0].invalid
+    assert trajectory.turns[0].move == "<invalid>"
+
+
+def test_the_step_limit_stops_a_trial_with_the_episodes_so_far():
+    plans = plan_groups(KUHN, [0], 1, opponent="aggressive")
+    (trajectory,) = collect(plans, RandomLegalAgent, max_steps=3)
+    assert trajectory.step_limit and len(trajectory.turns) == 3
+    assert len(trajectory.result.returns) >= 1
+
+
+def test_not_a_trial_env_is_a_clear_error():
+    import gymnasium as gym
+
+    plans = plan_groups("FrozenLake-v1", [0], 1)
+    with pytest.raises(RuntimeError, match="MetaEpisodeWrapper"):
+        list(rollout(plans, RandomLegalAgent, make_env=lambda p: _OneStep(gym.make(p.env_id))))
+
+
+class _OneStep:
+    """A bare env (no trial wrapper) that ends after one step."""
+
+    def __init__(self, env):
+        self.env = env
+
+    def reset(self, seed=None):
+        return "obs", {"legal_actions": ["a"]}
+
+    def step(self, action):
+        return "obs", 0.0, True, False, {}
+
+    def close(self):
+        self.env.close()
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return build_tiny_model()
+
+
+def test_ids_and_logprobs_equal_a_forward_pass(tiny):
+    model, tokenizer = tiny
+    backend = LocalModelBackend(
+        model, tokenizer, max_new_tokens=6, batch_size=6, temperature=0.7, return_ids=True
+    )
+    trajectories = collect(_plans(), lambda: LLMAgent(backend, "zero-shot"), batch_size=6)
+    turns = [t for traj in trajectories for t in traj.turns]
+    lengths = {len(t.prompt_ids) for t in turns}
+    assert len(lengths) > 1  # some rows were left-padded in their batch
+    for turn in turns[:12]:
+        assert turn.completion_ids and len(turn.logprobs) == len(turn.completion_ids)
+        assert len(turn.prompt_ids) == turn.prompt_tokens
+        ids = torch.tensor([turn.prompt_ids + turn.completion_ids])
+        with torch.no_grad():
+            logits = model(ids).logits[0].float() / 0.7
+        logp = torch.log_softmax(logits, dim=-1)
+        start = len(turn.prompt_ids) - 1
+        expected = [logp[start + k, tok].item() for k, tok in enumerate(turn.completion_ids)]
+        assert turn.logprobs == pytest.approx(expected, abs=1e-4)
+        assert tokenizer.decode(turn.prompt_ids).startswith("<|system|>")
+
+
+def test_ids_are_not_returned_unless_asked(tiny):
+    model, tokenizer = tiny
+    backend = LocalModelBackend(model, tokenizer, max_new_tokens=4, stop_strings=())
+    (reply,) = backend.generate([[{"role": "user", "content": "Your card: K."}]])
+    assert reply.prompt_ids is None and reply.logprobs is None
+
+
+def test_env_workers_give_the_same_bytes_in_the_same_order():
+    plans = _plans()
+    here = list(rollout(plans, RandomLegalAgent, batch_size=4))
+    there = list(rollout(plans, RandomLegalAgent, batch_size=4, env_workers=2))
+    assert [t.trial_id for t in here] == [t.trial_id for t in there]
+    assert [{**t.to_dict(), "wall_s": 0} for t in here] == [
+        {**t.to_dict(), "wall_s": 0} for t in there
+    ]
+
+
+def test_env_workers_refuse_agents_that_read_the_env():
+    from mage_agents import PolicyAgent
+
+    plans = plan_groups(KUHN, [0], 1, opponent="aggressive", num_episodes=1)
+    with pytest.raises(TypeError, match="env_workers"):
+        list(rollout(plans, lambda: PolicyAgent("aggressive"), env_workers=1))
+
+
+def test_a_trajectory_is_plain_json():
+    turn = Turn("t", "g", 0, 0, "play", "obs", "bet", "bet", anchor="s", reward=1.0)
+    trajectory = Trajectory("t", "g", [turn], TrialResult.from_episodes([1.0], [True], 1))
+    assert Trajectory.from_json(trajectory.to_json()).turns[0].anchor_key == "s"
