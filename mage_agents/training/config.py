@@ -21,7 +21,7 @@ ESTIMATORS = ("grpo", "rloo", "gigpo", "lamer", "mage")
 
 MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
 STATISTICS = ("trajectory", "turn")
-SCALINGS = ("group", "batch", "none")
+SCALINGS = ("default", "group", "batch", "none")
 STRATEGIES = ("zero-shot", "react", "reflexion")
 
 
@@ -86,12 +86,15 @@ class MetaRLConfig(GRPOConfig):
         default=1.0, metadata=_help("Weight of GiGPO's step (anchor-state) term (1.0).")
     )
     statistics: str = field(
-        default="trajectory",
-        metadata=_help("Group statistics count each trajectory once, or each turn ('turn')."),
+        default="turn",
+        metadata=_help("Group statistics count each turn (published) or each 'trajectory' once."),
     )
     scale_advantages: str = field(
-        default="group",
-        metadata=_help("Divide advantages by the std of their group, of the batch, or 'none'."),
+        default="default",
+        metadata=_help(
+            "default: the estimator's published scaling; group: divide by the group std; "
+            "batch: centre in groups, divide by the batch std; none: centre only."
+        ),
     )
     invalid_action_penalty: float = field(
         default=0.5,
