@@ -72,6 +72,10 @@ class MetaRLConfig(GRPOConfig):
         default="reflection_only",
         metadata=_help("What later episodes see: reflection_only, history_only, ..."),
     )
+    trial_kwargs: dict[str, Any] = field(
+        default_factory=dict,
+        metadata=_help("Other MetaEpisodeWrapper arguments, e.g. {seat_rotation: trial}."),
+    )
     strategy: str = field(
         default="zero-shot", metadata=_help("Prompting strategy: zero-shot, react or reflexion.")
     )
@@ -165,8 +169,11 @@ class MetaRLConfig(GRPOConfig):
             )
         if "{action}" not in self.answer_template:
             raise ValueError("answer_template must contain '{action}', where the move goes.")
-        if not isinstance(self.env_kwargs, dict):
-            raise ValueError(f"env_kwargs must be a mapping, not {type(self.env_kwargs).__name__}.")
+        for name in ("env_kwargs", "trial_kwargs"):
+            if not isinstance(getattr(self, name), dict):
+                raise ValueError(
+                    f"{name} must be a mapping, not {type(getattr(self, name)).__name__}."
+                )
         if self.bf16 is None and not self.fp16:
             # TRL turns bf16 on by default, which transformers refuses on a CPU-only machine:
             # use it exactly where the hardware has it.

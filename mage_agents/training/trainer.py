@@ -114,6 +114,7 @@ class MetaRLTrainer(GRPOTrainer):
         """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group."""
         args = self.args
         trial_kwargs = {
+            **args.trial_kwargs,
             "same_task": args.same_task,
             "stop_on_success": args.stop_on_success,
             "reflection": args.reflection,
