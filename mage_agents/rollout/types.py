@@ -7,7 +7,7 @@ Both are plain dataclasses of JSON values, so a rollout can be saved and read ba
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -110,6 +110,82 @@ class Trajectory:
     final_info: dict[str, Any] = field(default_factory=dict)
     step_limit: bool = False
     wall_s: float = 0.0
+
+    @classmethod
+    def from_rewards(
+        cls,
+        episodes: Sequence[Sequence[float]],
+        *,
+        trial_id: str = "t",
+        group_id: str = "g",
+        anchors: Sequence[Sequence[str]] | None = None,
+        opponent: str | None = None,
+        invalid: Collection[tuple[int, int]] = (),
+        reflections: bool = True,
+        num_episodes: int | None = None,
+    ) -> Trajectory:
+        """Build a trajectory from the step rewards of each episode (worked examples, tests).
+
+        Args:
+            episodes: Per played episode, the reward of each play step.
+            trial_id: The trial id.
+            group_id: The group id.
+            anchors: Per episode, each play step's anchor (default ``"s<step>"``).
+            opponent: The opponent's name on every turn.
+            invalid: ``(episode, step)`` pairs whose answer was invalid.
+            reflections: Put a reflection turn between episodes.
+            num_episodes: Episodes the trial allows (default: as many as played).
+
+        Example:
+            >>> t = Trajectory.from_rewards([[0.0, 1.0], [2.0]])
+            >>> [(x.phase, x.episode, x.step, x.reward) for x in t.turns]
+            [('play', 0, 0, 0.0), ('play', 0, 1, 1.0), ('reflect', 0, 2, 0.0), ('play', 1, 0, 2.0)]
+            >>> t.result.returns, t.result.successes
+            ([1.0, 2.0], [True, True])
+        """
+        turns: list[Turn] = []
+        for n, rewards in enumerate(episodes):
+            if n and reflections:
+                turns.append(
+                    Turn(
+                        trial_id,
+                        group_id,
+                        n - 1,
+                        len(episodes[n - 1]),
+                        "reflect",
+                        f"reflect on {n - 1}",
+                        "",
+                        opponent=opponent,
+                    )
+                )
+            for k, reward in enumerate(rewards):
+                anchor = anchors[n][k] if anchors is not None else f"s{k}"
+                bad = (n, k) in invalid
+                turns.append(
+                    Turn(
+                        trial_id,
+                        group_id,
+                        n,
+                        k,
+                        "play",
+                        anchor,
+                        "move",
+                        "<invalid>" if bad else "move",
+                        anchor,
+                        float(reward),
+                        bad,
+                        opponent,
+                    )
+                )
+        returns = [float(sum(r)) for r in episodes]
+        result = TrialResult.from_episodes(
+            returns,
+            [r > 0 for r in returns],
+            num_episodes or len(episodes),
+            opponents=[opponent] * len(returns),
+            lengths=[len(r) for r in episodes],
+        )
+        return cls(trial_id, group_id, turns, result)
 
     @property
     def play_turns(self) -> list[Turn]:
