@@ -170,6 +170,7 @@ def _peft_config(settings: dict[str, Any]) -> Any:
 def train(settings: dict[str, Any], console: Console) -> Any:
     """Train as ``settings`` say; write the output folder; return the trainer."""
     import torch
+    from transformers import PrinterCallback
     from transformers.trainer_utils import get_last_checkpoint
 
     from baselines.train_output import OutputCallback, write_curves
@@ -182,6 +183,11 @@ def train(settings: dict[str, Any], console: Console) -> Any:
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(_plain(settings), sort_keys=False))
     model, tokenizer = load_model(settings)
+    if config.beta != 0 and settings["model"] == "tiny" and not settings.get("lora"):
+        # TRL loads the KL reference from the model's directory: give the tiny model one
+        model.save_pretrained(out / "base-model")
+        tokenizer.save_pretrained(out / "base-model")
+        model.config._name_or_path = str(out / "base-model")
     output = OutputCallback(out, console, config.max_steps)
     trainer = MetaRLTrainer(
         model,
@@ -190,6 +196,7 @@ def train(settings: dict[str, Any], console: Console) -> Any:
         peft_config=_peft_config(settings),
         callbacks=[output],
     )
+    trainer.remove_callback(PrinterCallback)  # the progress lines say it shorter
     last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
     if last:
         console.print(f"Resuming from {last}.")

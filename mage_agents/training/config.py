@@ -14,9 +14,11 @@ from typing import Any
 
 from trl import GRPOConfig
 
+from mage_agents.advantages import ESTIMATORS as _REGISTRY
+
 __all__ = ["MetaRLConfig", "ESTIMATORS", "MEMORY_MODES"]
 
-ESTIMATORS = ("grpo", "rloo", "gigpo", "lamer", "mage")
+ESTIMATORS = tuple(_REGISTRY)
 """The advantage estimators, by name (one module each in :mod:`mage_agents.advantages`)."""
 
 MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
