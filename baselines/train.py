@@ -124,16 +124,27 @@ def build_config(settings: dict[str, Any]) -> Any:
     """
     from mage_agents.training import MetaRLConfig
 
-    known = {f.name for f in fields(MetaRLConfig) if f.init}
+    known = {f.name: f for f in fields(MetaRLConfig) if f.init}
     values = {k: v for k, v in settings.items() if k not in OWN_KEYS}
-    for key in values:
+    for key, value in values.items():
         if key not in known:
             close = difflib.get_close_matches(key, sorted(known), n=3)
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise ValueError(f"Unknown training setting {key!r}.{hint}")
+        values[key] = _number(value, known[key])
     values.setdefault("report_to", [])
     values.setdefault("disable_tqdm", True)  # the progress lines below replace the bar
     return MetaRLConfig(output_dir=settings["out"], **values)
+
+
+def _number(value: Any, spec: Any) -> Any:
+    """YAML reads ``1e-6`` (no dot) as a string: read it as the float the field wants."""
+    if isinstance(value, str) and "float" in str(spec.type):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
 
 
 def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:

@@ -126,8 +126,9 @@ class MetaRLTrainer(GRPOTrainer):
             "stop_on_success": args.stop_on_success,
             "reflection": args.reflection,
             "memory": args.memory,
-            "invalid_action_penalty": args.invalid_action_penalty,
         }
+        if args.invalid_action_penalty is not None:
+            trial_kwargs["invalid_action_penalty"] = args.invalid_action_penalty
         plans = []
         for i, seed in enumerate(seeds):
             group = i // group_size
