@@ -225,6 +225,20 @@ def test_the_real_policy_generates_the_rows(tmp_path, tiny):
     assert 4 <= len(lengths) and (lengths <= 4).all() and (lengths[:4] > 0).all()
 
 
+def test_envs_stepped_in_worker_processes_give_the_same_rows(tmp_path, tiny):
+    model, tokenizer = tiny
+    script = [["<action>bet</action>", "<action>check</action>"] * 2]
+    here = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)
+    batch, _ = scripted_step(here, script, [J_SEED] * 4)
+    pooled = MetaRLTrainer(model, tiny_config(tmp_path, env_workers=2), processing_class=tokenizer)
+    try:
+        other, _ = scripted_step(pooled, script, [J_SEED] * 4)
+    finally:
+        pooled._workers.close()
+    assert torch.equal(batch["advantages"], other["advantages"])
+    assert torch.equal(batch["prompt_ids"], other["prompt_ids"])
+
+
 def test_the_task_dataset_has_one_row_per_seed(tmp_path):
     rows = task_dataset(tiny_config(tmp_path, num_tasks=3, task_seed=5))
     assert rows["seed"] == [5, 6, 7] and len(rows["prompt"]) == 3

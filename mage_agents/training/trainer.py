@@ -30,6 +30,7 @@ from trl.trainer.utils import use_adapter
 
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
+from mage_agents.rollout.envs import WorkerEnvs
 from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.estimate import turn_advantages
@@ -106,6 +107,7 @@ class MetaRLTrainer(GRPOTrainer):
         )
         self.backend = TrainerBackend(self)
         self.best: dict[str, Any] | None = None
+        self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
         if args.evaluation_steps:
             from mage_agents.training.evaluation import EvaluationCallback
 
@@ -156,8 +158,14 @@ class MetaRLTrainer(GRPOTrainer):
 
     def play(self, plans: list[TrialPlan]) -> list[Any]:
         """Play the planned trials with the current policy; return their trajectories."""
+        if self.args.env_workers and self._workers is None:
+            self._workers = WorkerEnvs(self.args.env_workers)
         return collect(
-            plans, self.new_agent, batch_size=max(1, len(plans)), max_steps=self.args.max_turns
+            plans,
+            self.new_agent,
+            batch_size=max(1, len(plans)),
+            max_steps=self.args.max_turns,
+            env_workers=self._workers or 0,
         )
 
     # -- the override --------------------------------------------------------------------------
@@ -269,4 +277,9 @@ class MetaRLTrainer(GRPOTrainer):
             checkpoint = get_last_checkpoint(self.args.output_dir)
         if checkpoint and (Path(checkpoint) / STATE_FILE).is_file():
             self.best = json.loads((Path(checkpoint) / STATE_FILE).read_text())["best"]
-        return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
+        try:
+            return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
+        finally:
+            if self._workers is not None:
+                self._workers.close()
+                self._workers = None
