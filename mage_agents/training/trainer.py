@@ -106,6 +106,10 @@ class MetaRLTrainer(GRPOTrainer):
             callbacks=callbacks,
         )
         self.backend = TrainerBackend(self)
+        if self.use_vllm:  # vLLM stops at the answer tags itself instead of running on
+            extra = self.vllm_generation.generation_kwargs
+            extra.setdefault("stop", list(self.backend.stop_strings))
+            extra.setdefault("include_stop_str_in_output", True)
         self.best: dict[str, Any] | None = None
         self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
         if args.evaluation_steps:
