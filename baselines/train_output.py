@@ -116,6 +116,7 @@ def write_curves(history: Sequence[dict[str, Any]], path: Path) -> Path | None:
             series = {k: v for k, v in series.items() if k.endswith("value")}
         for name, (steps, values) in sorted(series.items()):
             label = name.removesuffix("/value").replace("episode_", "episode ")
+            label = f"pass@{label}" if prefix == "trial/pass@" else label
             axis.plot(steps, values, marker="." if len(steps) < 30 else None, label=label)
         axis.set_title(title, fontsize=10)
         axis.set_xlabel("step")
