@@ -175,6 +175,11 @@ def test_a_kl_reference_for_a_model_built_in_code_is_asked_for(tmp_path, tiny):
         MetaRLTrainer(model, tiny_config(tmp_path, beta=0.1), processing_class=tokenizer)
 
 
+def test_models_are_only_read_from_local_directories(tmp_path):
+    with pytest.raises(ValueError, match="not a local model directory"):
+        MetaRLTrainer("Qwen/Qwen3-4B", tiny_config(tmp_path))
+
+
 def test_rows_of_different_tasks_in_one_group_are_refused(tmp_path, tiny):
     model, tokenizer = tiny
     trainer = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)

@@ -61,7 +61,7 @@ class MetaRLTrainer(GRPOTrainer):
     """Trains a language model on meta-RL trials with LaMer, MAGE, GRPO, RLOO or GiGPO.
 
     Args:
-        model: A model id or local path, or a loaded causal LM (as ``GRPOTrainer``).
+        model: A local model directory, or a loaded causal LM (nothing is downloaded).
         args: The :class:`~mage_agents.training.MetaRLConfig`.
         train_dataset: Rows with a ``seed`` column (default: :func:`task_dataset`).
         processing_class: The tokenizer (loaded from ``model`` when it is a path).
@@ -89,6 +89,11 @@ class MetaRLTrainer(GRPOTrainer):
             )
         if not isinstance(args, MetaRLConfig):
             raise TypeError(f"args must be a MetaRLConfig, not {type(args).__name__}.")
+        if isinstance(model, str | Path) and not (Path(model) / "config.json").is_file():
+            raise ValueError(
+                f"{model} is not a local model directory (no config.json): pass a folder saved "
+                "with save_pretrained, or a loaded model. Nothing is downloaded."
+            )
         if args.beta != 0 and peft_config is None and not isinstance(model, str):
             if not getattr(getattr(model, "config", None), "_name_or_path", ""):
                 raise ValueError(
