@@ -10,7 +10,8 @@ published settings are in ``baselines/configs/``. With ``--out DIR`` the run wri
 repeats a trial), ``summary.md``, ``summary.csv`` and plots.
 
 ``python -m baselines.run bounds [ARGS]`` prints the exact bounds of the opponents
-("% of achievable").
+("% of achievable"); ``python -m baselines.run train --config FILE`` trains a model on trials
+(see ``train --help`` and docs/training.md).
 """
 
 from __future__ import annotations
@@ -345,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv[:1] == ["bounds"]:
         return _bounds(argv[1:])
+    if argv[:1] == ["train"]:
+        from baselines.train import main as train_main  # torch and TRL load only for training
+
+        return train_main(argv[1:])
     console = Console()
     if not console.is_terminal:  # pipes and captured output: keep the table's columns whole
         console = Console(width=200)

@@ -15,6 +15,7 @@ BENCHMARKS = {
     "webshop": "baselines.bench.webshop",
     "alfworld": "baselines.bench.alfworld",
     "rollout": "baselines.bench.rollout",
+    "trainer": "baselines.bench.trainer",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
 

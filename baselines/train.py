@@ -1,0 +1,247 @@
+"""``python -m baselines.run train``: train a model on meta-RL trials with ``MetaRLTrainer``.
+
+A config is a YAML mapping: ``model`` (``tiny`` builds the tiny test model in code; otherwise a
+local model directory, nothing is downloaded), optional ``tiny_model`` ({layers, hidden, seed}),
+``lora`` (a PEFT ``LoraConfig`` mapping: trains an adapter), ``out`` (the output folder), and any
+field of :class:`~mage_agents.training.MetaRLConfig` (TRL's GRPO settings included). A config may
+start from a ready one with ``base: NAME``. Flags override the file.
+
+The output folder holds ``config.yaml`` (the settings used), ``metrics.jsonl`` and
+``metrics.csv`` (every logged step), ``curves.png`` (return per episode index, pass@k, the exact
+value for Kuhn poker), TRL's ``checkpoint-N`` folders and ``best/``. Rerunning the same command
+resumes from the last checkpoint.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import json
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+from rich.console import Console
+
+__all__ = ["main", "load_train_settings", "TRAIN_CONFIG_DIR", "build_parser"]
+
+TRAIN_CONFIG_DIR = Path(__file__).parent / "configs" / "train"
+"""The ready training configs (installed with the package)."""
+
+OWN_KEYS = ("model", "tiny_model", "lora", "out", "plots", "base")
+"""Config keys that are not MetaRLConfig fields."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``train`` (every option documented in ``--help``)."""
+    names = ", ".join(sorted(p.stem for p in TRAIN_CONFIG_DIR.glob("*.yaml")))
+    parser = argparse.ArgumentParser(
+        prog="python -m baselines.run train",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add = parser.add_argument
+    add(
+        "--config",
+        type=Path,
+        default=Path("tiny_kuhn_grpo"),
+        help=f"YAML file, or the name of a ready config: {names} (default tiny_kuhn_grpo)",
+    )
+    add("--model", help="local model directory, or 'tiny' (overrides the config)")
+    add("--out", type=Path, help="output folder (default runs/train-<config name>)")
+    add("--estimator", choices=["grpo", "rloo", "gigpo", "lamer", "mage"])
+    add("--max-steps", type=int, help="optimizer steps to train for")
+    add("--seed", type=int, help="seed of the run (TRL's seed)")
+    add(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="any MetaRLConfig field, e.g. --set learning_rate=1e-4 (YAML values, repeatable)",
+    )
+    add("--no-plots", action="store_false", dest="plots", default=None, help="skip curves.png")
+    return parser
+
+
+def resolve_train_config(path: Path) -> Path:
+    """Return ``path``, or the ready training config of that name.
+
+    Raises:
+        ValueError: If neither exists; the message lists the ready configs.
+    """
+    if path.is_file():
+        return path
+    packaged = TRAIN_CONFIG_DIR / f"{path.stem}.yaml"
+    if packaged.is_file() and path.parent == Path("."):
+        return packaged
+    names = ", ".join(sorted(p.stem for p in TRAIN_CONFIG_DIR.glob("*.yaml")))
+    raise ValueError(f"No training config {path}. Ready configs (give the name alone): {names}.")
+
+
+def _read_config(path: Path, depth: int = 0) -> dict[str, Any]:
+    data = yaml.safe_load(resolve_train_config(path).read_text()) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a training config is a YAML mapping of settings.")
+    base = data.pop("base", None)
+    if base is not None:
+        if depth > 8:
+            raise ValueError(f"{path}: 'base' configs nest too deeply (a loop?).")
+        data = {**_read_config(Path(base), depth + 1), **data}
+    return data
+
+
+def _parse_set(items: list[str]) -> dict[str, Any]:
+    values = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set takes KEY=VALUE, not {item!r}.")
+        values[key.strip()] = yaml.safe_load(text)
+    return values
+
+
+def load_train_settings(argv: list[str]) -> dict[str, Any]:
+    """Merge the config file and the flags into one settings dict (not yet checked)."""
+    args = build_parser().parse_args(argv)
+    settings = _read_config(args.config)
+    flags = {"model": args.model, "out": args.out, "estimator": args.estimator}
+    flags |= {"max_steps": args.max_steps, "seed": args.seed, "plots": args.plots}
+    settings.update({k: v for k, v in flags.items() if v is not None})
+    settings.update(_parse_set(args.set))
+    settings.setdefault("model", "tiny")
+    settings.setdefault("out", f"runs/train-{args.config.stem}")
+    settings["out"] = str(settings["out"])
+    return settings
+
+
+def build_config(settings: dict[str, Any]) -> Any:
+    """Return the :class:`~mage_agents.training.MetaRLConfig` of ``settings``.
+
+    Raises:
+        ValueError: For an unknown key (with the closest field names) or an invalid value.
+    """
+    from mage_agents.training import MetaRLConfig
+
+    known = {f.name: f for f in fields(MetaRLConfig) if f.init}
+    values = {k: v for k, v in settings.items() if k not in OWN_KEYS}
+    for key, value in values.items():
+        if key not in known:
+            close = difflib.get_close_matches(key, sorted(known), n=3)
+            hint = f" Did you mean {', '.join(close)}?" if close else ""
+            raise ValueError(f"Unknown training setting {key!r}.{hint}")
+        values[key] = _number(value, known[key])
+    values.setdefault("report_to", [])
+    values.setdefault("disable_tqdm", True)  # the progress lines below replace the bar
+    return MetaRLConfig(output_dir=settings["out"], **values)
+
+
+def _number(value: Any, spec: Any) -> Any:
+    """YAML reads ``1e-6`` (no dot) as a string: read it as the float the field wants."""
+    if isinstance(value, str) and "float" in str(spec.type):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
+    """Return (model, tokenizer): the tiny model built in code, or a local directory's."""
+    spec = settings["model"]
+    if spec == "tiny":
+        from mage_agents.tiny_model import build_tiny_model
+
+        return build_tiny_model(**(settings.get("tiny_model") or {}))
+    path = Path(spec)
+    if not (path / "config.json").is_file():
+        raise ValueError(
+            f"model {spec!r} is not a local model directory (no config.json); give a folder "
+            "saved with save_pretrained, or 'tiny'. Nothing is downloaded."
+        )
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(path, local_files_only=True, dtype="auto")
+    return model, tokenizer
+
+
+def _peft_config(settings: dict[str, Any]) -> Any:
+    lora = settings.get("lora")
+    if not lora:
+        return None
+    try:
+        from peft import LoraConfig
+    except ImportError as error:
+        raise ValueError("lora needs peft: pip install 'mage-metarl[train]'.") from error
+    return LoraConfig(**{"task_type": "CAUSAL_LM", **lora})
+
+
+def train(settings: dict[str, Any], console: Console) -> Any:
+    """Train as ``settings`` say; write the output folder; return the trainer."""
+    import torch
+    from transformers import PrinterCallback
+    from transformers.trainer_utils import get_last_checkpoint
+
+    from baselines.train_output import OutputCallback, write_curves
+    from mage_agents.training import MetaRLTrainer
+
+    config = build_config(settings)
+    if config.use_cpu or not torch.cuda.is_available():
+        torch.set_num_threads(1)  # two threads on two busy cores made steps 40x slower
+    out = Path(settings["out"])
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(yaml.safe_dump(_plain(settings), sort_keys=False))
+    model, tokenizer = load_model(settings)
+    if config.beta != 0 and settings["model"] == "tiny" and not settings.get("lora"):
+        # TRL loads the KL reference from the model's directory: give the tiny model one
+        model.save_pretrained(out / "base-model")
+        tokenizer.save_pretrained(out / "base-model")
+        model.config._name_or_path = str(out / "base-model")
+    output = OutputCallback(out, console, config.max_steps)
+    trainer = MetaRLTrainer(
+        model,
+        config,
+        processing_class=tokenizer,
+        peft_config=_peft_config(settings),
+        callbacks=[output],
+    )
+    trainer.remove_callback(PrinterCallback)  # the progress lines say it shorter
+    last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
+    if last:
+        console.print(f"Resuming from {last}.")
+    trainer.train(resume_from_checkpoint=last)
+    trainer.save_model(str(out / "final"))
+    output.write(trainer.state.log_history)
+    if settings.get("plots", True):
+        written = write_curves(trainer.state.log_history, out / "curves.png")
+        if written is None:
+            console.print("No curves: matplotlib is missing (pip install 'mage-metarl[plots]').")
+    return trainer
+
+
+def _plain(value: Any) -> Any:
+    return json.loads(json.dumps(value, default=str))
+
+
+def main(argv: list[str]) -> int:
+    """Run ``train``; return the exit code (2 for bad settings, with the reason)."""
+    console = Console()
+    if not console.is_terminal:  # pipes and captured output: one progress line per log
+        console = Console(width=200)
+    start = time.perf_counter()
+    try:
+        settings = load_train_settings(argv)
+        trainer = train(settings, console)
+    except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
+        console.print(f"[red]error:[/] {error}", markup=True, highlight=False)
+        return 2
+    best = trainer.best
+    if best:
+        console.print(f"Best {best['metric']} = {best['value']:.4f} at step {best['step']}.")
+    console.print(
+        f"{trainer.state.global_step} steps in {time.perf_counter() - start:.1f} s; "
+        f"wrote {settings['out']}."
+    )
+    return 0

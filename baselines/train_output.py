@@ -1,0 +1,135 @@
+"""What a training run writes and shows: metrics files, progress lines and learning curves.
+
+The metrics files are rewritten from the trainer's log history at every log, so a resumed run
+(whose history comes back from the checkpoint) never holds rows of steps it replayed twice.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from transformers import TrainerCallback
+
+__all__ = ["OutputCallback", "write_curves", "progress_line"]
+
+SHOWN = (
+    ("trial/final_return", "final return"),
+    ("trial/pass@1", "pass@1"),
+    ("trial/invalid_rate", "invalid"),
+    ("eval/exact/mean_value", "exact value"),
+    ("eval/trial/final_return", "eval return"),
+)
+
+
+def progress_line(entry: dict[str, Any], max_steps: int, seconds_per_step: float) -> str:
+    """Return one line of progress for a logged entry.
+
+    Example:
+        >>> progress_line({"step": 5, "trial/final_return": -0.5, "loss": 0.1}, 10, 2.4)
+        'step 5/10  final return -0.500  loss 0.1000  (2.4 s/step)'
+    """
+    step = int(entry.get("step", 0))
+    parts = [f"step {step}/{max_steps}" if max_steps > 0 else f"step {step}"]
+    parts += [f"{label} {entry[key]:.3f}" for key, label in SHOWN if key in entry]
+    if "loss" in entry:
+        parts.append(f"loss {entry['loss']:.4f}")
+    line = "  ".join(parts)
+    return f"{line}  ({seconds_per_step:.1f} s/step)" if seconds_per_step else line
+
+
+class OutputCallback(TrainerCallback):
+    """Writes ``metrics.jsonl`` and ``metrics.csv`` and prints a progress line at every log.
+
+    Args:
+        out: The output folder.
+        console: Where progress lines go.
+        max_steps: The run's length (for the progress lines).
+    """
+
+    def __init__(self, out: Path, console: Console, max_steps: int) -> None:
+        self.out, self.console, self.max_steps = Path(out), console, max_steps
+        self.started = time.perf_counter()
+        self.first_step: int | None = None
+
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Start the clock when training starts (not when the model loads)."""
+        self.started = time.perf_counter()
+        self.first_step = state.global_step  # a resumed run counts its own steps only
+
+    def on_log(self, args: Any, state: Any, control: Any, logs=None, **kwargs: Any) -> None:
+        """Rewrite the metrics files and print the progress line."""
+        if not state.is_world_process_zero:
+            return
+        self.write(state.log_history)
+        if self.first_step is None:
+            self.first_step = max(0, state.global_step - 1)
+        if state.log_history and state.global_step > self.first_step:
+            steps = state.global_step - self.first_step
+            elapsed = time.perf_counter() - self.started
+            entry = dict(state.log_history[-1], step=state.global_step)
+            line = progress_line(entry, self.max_steps, elapsed / max(steps, 1))
+            self.console.print(line, highlight=False)
+
+    def write(self, history: Sequence[dict[str, Any]]) -> None:
+        """Write every logged entry to ``metrics.jsonl`` and ``metrics.csv``."""
+        self.out.mkdir(parents=True, exist_ok=True)
+        with open(self.out / "metrics.jsonl", "w", encoding="utf-8") as lines:
+            for entry in history:
+                lines.write(json.dumps(entry, sort_keys=True, default=float) + "\n")
+        columns = sorted({k for entry in history for k in entry})
+        with open(self.out / "metrics.csv", "w", newline="", encoding="utf-8") as table:
+            writer = csv.DictWriter(table, fieldnames=columns)
+            writer.writeheader()
+            writer.writerows(history)
+
+
+def _series(history: Sequence[dict[str, Any]], prefix: str) -> dict[str, tuple[list, list]]:
+    series: dict[str, tuple[list, list]] = {}
+    for entry in history:
+        for key, value in entry.items():
+            if key.startswith(prefix) and isinstance(value, int | float):
+                steps, values = series.setdefault(key[len(prefix) :], ([], []))
+                steps.append(entry.get("step", 0))
+                values.append(value)
+    return series
+
+
+def write_curves(history: Sequence[dict[str, Any]], path: Path) -> Path | None:
+    """Plot the learning curves; return the PNG's path (``None`` without matplotlib)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    panels = [
+        ("Return per episode index", "trial/return/"),
+        ("pass@k by attempt", "trial/pass@"),
+        ("Exact value of the greedy policy (chips/hand)", "eval/exact/"),
+    ]
+    figure, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 3.6))
+    for axis, (title, prefix) in zip(axes, panels, strict=True):
+        series = _series(history, prefix)
+        if prefix == "eval/exact/":
+            series = {k: v for k, v in series.items() if k.endswith("value")}
+        for name, (steps, values) in sorted(series.items()):
+            label = name.removesuffix("/value").replace("episode_", "episode ")
+            label = f"pass@{label}" if prefix == "trial/pass@" else label
+            axis.plot(steps, values, marker="." if len(steps) < 30 else None, label=label)
+        axis.set_title(title, fontsize=10)
+        axis.set_xlabel("step")
+        if series:
+            axis.legend(fontsize=7)
+        else:
+            axis.text(0.5, 0.5, "not logged", ha="center", va="center", transform=axis.transAxes)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path

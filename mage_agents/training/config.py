@@ -1,0 +1,200 @@
+"""``MetaRLConfig``: TRL's ``GRPOConfig`` plus the settings of meta-RL trials and estimators.
+
+Everything TRL already configures (learning rate, group size ``num_generations``, ``beta``,
+``loss_type``, LoRA through ``peft_config``, ``use_vllm``, logging, checkpoints) keeps its TRL name
+and meaning. The fields added here say what is played (env, opponent, trial shape) and how each
+model turn's advantage is computed (the estimator and its settings). Defaults are the published
+ones (LaMer / MAGE, see docs/training.md), except where a field says otherwise.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from trl import GRPOConfig
+
+from mage_agents.advantages import ESTIMATORS as _REGISTRY
+
+__all__ = ["MetaRLConfig", "ESTIMATORS", "MEMORY_MODES"]
+
+ESTIMATORS = tuple(_REGISTRY)
+"""The advantage estimators, by name (one module each in :mod:`mage_agents.advantages`)."""
+
+MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
+STATISTICS = ("trajectory", "turn")
+SCALINGS = ("default", "group", "batch", "none")
+STRATEGIES = ("zero-shot", "react", "reflexion")
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass
+class MetaRLConfig(GRPOConfig):
+    """Configuration of :class:`~mage_agents.training.MetaRLTrainer`.
+
+    Each dataset row is a task (a seed); TRL's sampler repeats it ``num_generations`` times, which
+    makes the group of trials of the same task that the estimators compare.
+
+    Raises:
+        ValueError: From ``__post_init__``, when a setting is invalid; the message says why.
+    """
+
+    estimator: str = field(
+        default="mage",
+        metadata=_help("Advantage estimator: grpo, rloo, gigpo, lamer or mage."),
+    )
+    env_id: str = field(
+        default="mage/KuhnPoker-v0", metadata=_help("Gymnasium id of the env played in trials.")
+    )
+    env_kwargs: dict[str, Any] = field(
+        default_factory=dict,
+        metadata=_help("Keyword arguments of the env, e.g. {seat: second, reward_scale: 5}."),
+    )
+    opponent: str | None = field(
+        default=None,
+        metadata=_help("Opponent name or population preset (e.g. mage-kuhn-train); None: env's."),
+    )
+    num_episodes: int = field(
+        default=3, metadata=_help("Episodes (attempts) per trial (LaMer and MAGE: 3).")
+    )
+    same_task: bool = field(
+        default=True, metadata=_help("Every episode of a trial restarts from the same task.")
+    )
+    stop_on_success: bool = field(
+        default=True,
+        metadata=_help("End a trial at its first successful episode (the published loops do)."),
+    )
+    reflection: bool = field(
+        default=True, metadata=_help("A reflection turn between episodes (also trained).")
+    )
+    memory: str = field(
+        default="reflection_only",
+        metadata=_help("What later episodes see: reflection_only, history_only, ..."),
+    )
+    trial_kwargs: dict[str, Any] = field(
+        default_factory=dict,
+        metadata=_help("Other MetaEpisodeWrapper arguments, e.g. {seat_rotation: trial}."),
+    )
+    strategy: str = field(
+        default="zero-shot", metadata=_help("Prompting strategy: zero-shot, react or reflexion.")
+    )
+    step_gamma: float = field(
+        default=0.95, metadata=_help("Discount of step returns within an episode (0.95).")
+    )
+    traj_gamma: float = field(
+        default=0.6,
+        metadata=_help("Discount across episodes (LaMer/MAGE 0.6; 0.9 Sokoban), in [0, 1]."),
+    )
+    omega: float = field(
+        default=1.0, metadata=_help("Weight of GiGPO's step (anchor-state) term (1.0).")
+    )
+    statistics: str = field(
+        default="turn",
+        metadata=_help("Group statistics count each turn (published) or each 'trajectory' once."),
+    )
+    scale_advantages: str = field(
+        default="default",
+        metadata=_help(
+            "default: the estimator's published scaling; group: divide by the group std; "
+            "batch: centre in groups, divide by the batch std; none: centre only."
+        ),
+    )
+    invalid_action_penalty: float | None = field(
+        default=None,
+        metadata=_help("Reward subtracted for an invalid answer; None: the env's own (LaMer 0.5)."),
+    )
+    max_turns: int = field(
+        default=64, metadata=_help("Most model turns a trial may take before it is stopped.")
+    )
+    differential_reward: bool = field(
+        default=True,
+        metadata=_help("MAGE: episode reward R_n - R_(n-1) (off: the ablation without it)."),
+    )
+    opponent_normalization: bool = field(
+        default=True,
+        metadata=_help("MAGE: advantage groups formed per opponent (off: the ablation)."),
+    )
+    env_workers: int = field(
+        default=0,
+        metadata=_help("Processes stepping the envs beside generation (0: here; for slow envs)."),
+    )
+    num_tasks: int = field(
+        default=4096, metadata=_help("Training tasks (dataset rows), seeds task_seed, +1, ...")
+    )
+    task_seed: int = field(default=0, metadata=_help("First training task seed."))
+    evaluation_steps: int = field(
+        default=0, metadata=_help("Evaluate every this many optimizer steps (0: never).")
+    )
+    evaluation_tasks: int = field(
+        default=64, metadata=_help("Held-out tasks played at each evaluation.")
+    )
+    evaluation_seed: int = field(
+        default=1_000_000, metadata=_help("First held-out task seed (far from training seeds).")
+    )
+    evaluation_opponents: list[str] = field(
+        default_factory=list,
+        metadata=_help("Kuhn: opponents of the exact greedy-policy value (default: the styles)."),
+    )
+    keep_best: bool = field(
+        default=True, metadata=_help("Save the best evaluated model in OUTPUT/best.")
+    )
+    answer_template: str = field(
+        default="<action>{action}</action>",
+        metadata=_help("How a move is written; scores each legal move in exact Kuhn evaluation."),
+    )
+
+    def __post_init__(self) -> None:
+        _check_choice("estimator", self.estimator, ESTIMATORS)
+        _check_choice("memory", self.memory, MEMORY_MODES)
+        _check_choice("statistics", self.statistics, STATISTICS)
+        _check_choice("scale_advantages", self.scale_advantages, SCALINGS)
+        _check_choice("strategy", self.strategy, STRATEGIES)
+        for name in ("step_gamma", "traj_gamma"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"{name} is a discount: it must lie in [0, 1], not {value}.")
+        if self.omega < 0:
+            raise ValueError(f"omega weights GiGPO's step term: it must be >= 0, not {self.omega}.")
+        if self.invalid_action_penalty is not None and self.invalid_action_penalty < 0:
+            raise ValueError(
+                "invalid_action_penalty is subtracted from the reward: give a value >= 0, not "
+                f"{self.invalid_action_penalty}."
+            )
+        for name in ("num_episodes", "max_turns", "num_tasks", "evaluation_tasks"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}.")
+        if min(self.evaluation_steps, self.task_seed, self.evaluation_seed, self.env_workers) < 0:
+            raise ValueError(
+                "evaluation_steps, task_seed, evaluation_seed and env_workers must be >= 0."
+            )
+        if self.num_generations is not None and self.num_generations < 2:
+            raise ValueError(
+                f"estimator {self.estimator!r} compares the trials of a task with each other: "
+                f"num_generations (the group size) must be at least 2, not {self.num_generations}."
+            )
+        if "{action}" not in self.answer_template:
+            raise ValueError("answer_template must contain '{action}', where the move goes.")
+        for name in ("env_kwargs", "trial_kwargs"):
+            if not isinstance(getattr(self, name), dict):
+                raise ValueError(
+                    f"{name} must be a mapping, not {type(getattr(self, name)).__name__}."
+                )
+        if self.bf16 is None and not self.fp16:
+            # TRL turns bf16 on by default, which transformers refuses on a CPU-only machine:
+            # use it exactly where the hardware has it.
+            self.bf16 = _cuda_has_bf16()
+        super().__post_init__()
+
+
+def _cuda_has_bf16() -> bool:
+    import torch
+
+    return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"Unknown {name} {value!r}: choose one of {', '.join(choices)}.")

@@ -1,0 +1,114 @@
+"""Periodic evaluation during training, and the best model kept.
+
+Every ``evaluation_steps`` optimizer steps the current policy plays ``evaluation_tasks`` held-out
+tasks (seeds from ``evaluation_seed``, far from the training seeds) through the same rollout
+engine as ``python -m baselines.run``, one trial per task, with the training sampling settings.
+For Kuhn poker the exact value of the greedy policy against each opponent and seat is computed
+too (:mod:`mage_agents.training.kuhn_policy`). The figures are logged through TRL with an
+``eval/`` prefix; the model with the best score (``eval/exact/mean_value`` for Kuhn poker, else
+``eval/trial/final_return``) is saved in ``OUTPUT/best`` with ``best.json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from transformers import TrainerCallback
+
+from mage_agents.training.kuhn_policy import evaluation_opponents, kuhn_exact_evaluation
+from mage_agents.training.metrics import step_metrics, trial_record
+
+__all__ = ["EvaluationCallback", "evaluate_policy", "is_kuhn"]
+
+KUHN_IDS = ("mage/KuhnPoker-v0",)
+
+
+def is_kuhn(env_id: str) -> bool:
+    """Return True for the Kuhn poker env ids (exact evaluation applies)."""
+    return env_id in KUHN_IDS
+
+
+def _seats(env_kwargs: dict[str, Any]) -> list[int]:
+    seat = env_kwargs.get("seat", "first")
+    return [0, 1] if seat == "random" else [("first", "second").index(seat)]
+
+
+def evaluate_policy(trainer: Any) -> dict[str, float]:
+    """Return the evaluation figures of the trainer's current policy (``eval/...`` keys)."""
+    args = trainer.args
+    seeds = list(range(args.evaluation_seed, args.evaluation_seed + args.evaluation_tasks))
+    trajectories = trainer.play(trainer.plan(seeds, 1, f"eval{trainer.state.global_step}"))
+    records = [trial_record(t, [0.0] * len(t.turns)) for t in trajectories]
+    figures = {k: v for k, v in step_metrics(records).items() if not k.startswith("advantages/")}
+    if is_kuhn(args.env_id):
+        env_kwargs = {k: v for k, v in args.env_kwargs.items() if k != "seat"}
+        figures.update(
+            kuhn_exact_evaluation(
+                trainer.accelerator.unwrap_model(trainer.model),
+                trainer.processing_class,
+                args.evaluation_opponents or evaluation_opponents(args.opponent),
+                _seats(args.env_kwargs),
+                strategy=args.strategy,
+                answer_template=args.answer_template,
+                num_episodes=args.num_episodes,
+                same_task=args.same_task,
+                memory=args.memory,
+                **env_kwargs,
+            )
+        )
+    return {f"eval/{k}": float(v) for k, v in figures.items()}
+
+
+def best_metric(env_id: str) -> str:
+    """The figure the best model is chosen by."""
+    return "eval/exact/mean_value" if is_kuhn(env_id) else "eval/trial/final_return"
+
+
+class EvaluationCallback(TrainerCallback):
+    """Evaluates every ``evaluation_steps`` steps and keeps the best model.
+
+    Args:
+        trainer: The :class:`~mage_agents.training.MetaRLTrainer`.
+    """
+
+    def __init__(self, trainer: Any) -> None:
+        self.trainer = trainer
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        """Evaluate when the step is a multiple of ``evaluation_steps``."""
+        if state.global_step % self.trainer.args.evaluation_steps == 0:
+            self.evaluate()
+        return control
+
+    def evaluate(self) -> dict[str, float]:
+        """Evaluate now, log the figures and save the model if it is the best so far."""
+        trainer = self.trainer
+        model = trainer.model
+        control = trainer.control
+        flags = (control.should_log, control.should_save, control.should_evaluate)
+        model.eval()  # TRL then logs our figures as evaluation ones, apart from training's
+        try:
+            figures = evaluate_policy(trainer)
+            trainer.log(dict(figures))
+        finally:
+            model.train()
+            # logging resets the flags the step set (log, save) for this same step
+            control.should_log, control.should_save, control.should_evaluate = flags
+        self._keep_best(figures)
+        return figures
+
+    def _keep_best(self, figures: dict[str, float]) -> None:
+        trainer = self.trainer
+        name = best_metric(trainer.args.env_id)
+        value = figures.get(name)
+        if value is None or not trainer.args.keep_best:
+            return
+        if trainer.best is not None and value <= trainer.best["value"]:
+            return
+        trainer.best = {"metric": name, "value": value, "step": trainer.state.global_step}
+        folder = Path(trainer.args.output_dir) / "best"
+        trainer.save_model(str(folder))
+        if trainer.args.should_save:
+            (folder / "best.json").write_text(json.dumps(trainer.best, indent=1))

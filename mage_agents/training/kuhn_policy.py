@@ -1,0 +1,197 @@
+"""A language model's Kuhn poker policy, read exactly from its action probabilities.
+
+Kuhn poker has six information states per seat. For each one we build the very prompt the agent
+sees in the first episode of a trial (by playing the env to that state), score every legal move
+as the model's log-probability of writing it (``answer_template``, e.g. ``<action>bet</action>``),
+and normalise over the legal moves. The resulting table's exact value against each opponent
+(:mod:`mage_envs.policy_value`) measures learning without sampling noise. ``legal_mass``, the
+total probability of the well-formed legal answers, says how much of the model's mass the table
+covers (the rest is invalid or differently phrased text).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import mage_envs
+from mage_agents.local_model import render_chat
+from mage_agents.prompting import STRATEGIES
+from mage_envs.opponents import as_population
+from mage_envs.policy_value import greedy_table, kuhn_policy_values
+
+__all__ = [
+    "DecisionPrompt",
+    "decision_prompts",
+    "evaluation_opponents",
+    "kuhn_policy_table",
+    "kuhn_exact_evaluation",
+]
+
+SEATS = ("first", "second")
+MAX_SEEDS = 200
+"""Deals tried per opponent and seat to reach every information state the opponent allows."""
+
+
+@dataclass(frozen=True)
+class DecisionPrompt:
+    """The prompt at one information state of the learner.
+
+    Attributes:
+        information_state: OpenSpiel's information state string of the learner.
+        chat: The chat prompt the agent reads there.
+        moves: The legal moves' names, in the env's order.
+        action_ids: Their OpenSpiel action ids.
+    """
+
+    information_state: str
+    chat: list[dict[str, str]]
+    moves: tuple[str, ...]
+    action_ids: tuple[int, ...]
+
+
+def decision_prompts(
+    opponent: str, seat: int, strategy: str = "zero-shot", **trial_kwargs: Any
+) -> list[DecisionPrompt]:
+    """Return the first-episode prompt at every information state reachable against ``opponent``.
+
+    Args:
+        opponent: The opponent (its policy decides which states are reachable).
+        seat: The learner's seat, 0 or 1.
+        strategy: The prompting strategy whose chat the agent reads.
+        **trial_kwargs: :func:`mage_envs.make_trial` settings of the training env (the id is
+            ``env_id``, default ``mage/KuhnPoker-v0``); ``seat`` and ``opponent`` are set here.
+    """
+    env_id = trial_kwargs.pop("env_id", "mage/KuhnPoker-v0")
+    trial_kwargs.update(opponent=opponent, seat=SEATS[seat])
+    env = mage_envs.make_trial(env_id, **trial_kwargs)
+    chooser = STRATEGIES[strategy]()
+    found: dict[str, DecisionPrompt] = {}
+    try:
+        for seed in range(MAX_SEEDS):
+            for path in _paths(env, seed):
+                obs, info = path
+                state = env.unwrapped.state.information_state_string(info["player"])
+                if state not in found:
+                    found[state] = DecisionPrompt(
+                        state,
+                        chooser.chat(obs, info, chooser.new_memory()),
+                        tuple(info["legal_actions"]),
+                        tuple(info["legal_action_ids"]),
+                    )
+            if len(found) == 6:  # every state of the seat
+                break
+    finally:
+        env.close()
+    return sorted(found.values(), key=lambda p: p.information_state)
+
+
+def _paths(env: Any, seed: int) -> Iterable[tuple[str, dict[str, Any]]]:
+    """Yield (observation, info) at each learner decision of the first hand of ``seed``."""
+    stack: list[tuple[str, ...]] = [()]
+    while stack:
+        moves = stack.pop()
+        obs, info = env.reset(seed=seed)
+        over = False
+        for move in moves:
+            obs, _, terminated, truncated, info = env.step(move)
+            over = terminated or truncated or info.get("episode_index", 0) > 0
+        if over or info.get("phase") != "play" or not info["legal_actions"]:
+            continue
+        yield obs, info
+        stack.extend(moves + (move,) for move in info["legal_actions"])
+
+
+def kuhn_policy_table(
+    model: Any,
+    tokenizer: Any,
+    prompts: Sequence[DecisionPrompt],
+    answer_template: str = "<action>{action}</action>",
+) -> tuple[dict[str, dict[int, float]], float]:
+    """Return the model's normalised policy over legal moves, and the mean legal mass.
+
+    Each move's probability is the model's probability of writing ``answer_template`` with the
+    move in it, right after the prompt, renormalised over the legal moves.
+    """
+    import torch
+
+    table, masses = {}, []
+    device = next(model.parameters()).device
+    templated = bool(getattr(tokenizer, "chat_template", None))
+    was_training = model.training
+    model.eval()
+    try:
+        for prompt in prompts:
+            text = render_chat(tokenizer, prompt.chat)
+            prompt_ids = tokenizer(text, add_special_tokens=not templated)["input_ids"]
+            logps = []
+            for move in prompt.moves:
+                answer = answer_template.format(action=move)
+                answer_ids = tokenizer(answer, add_special_tokens=False)["input_ids"]
+                ids = torch.tensor([prompt_ids + answer_ids], device=device)
+                with torch.no_grad():
+                    logits = model(input_ids=ids).logits[0, len(prompt_ids) - 1 : -1].float()
+                token_logps = torch.log_softmax(logits, dim=-1)
+                picked = token_logps.gather(1, torch.tensor(answer_ids, device=device)[:, None])
+                logps.append(float(picked.sum()))
+            probs = torch.softmax(torch.tensor(logps), dim=0).tolist()
+            masses.append(float(torch.tensor(logps).exp().sum()))
+            table[prompt.information_state] = dict(zip(prompt.action_ids, probs, strict=True))
+    finally:
+        model.train(was_training)
+    return table, sum(masses) / max(len(masses), 1)
+
+
+def kuhn_exact_evaluation(
+    model: Any,
+    tokenizer: Any,
+    opponents: Sequence[str],
+    seats: Sequence[int],
+    strategy: str = "zero-shot",
+    answer_template: str = "<action>{action}</action>",
+    **trial_kwargs: Any,
+) -> dict[str, float]:
+    """Return the exact value of the model's greedy policy against each opponent and seat.
+
+    Keys: ``exact/{opponent}/{seat}/value`` (chips per hand of the greedy policy),
+    ``.../share_of_best`` (of the best response's value, when it is positive),
+    ``.../policy_value`` (of the model's policy over legal moves itself, not its argmax),
+    ``exact/mean_value`` (greedy, over opponents and seats) and ``exact/legal_mass``.
+    """
+    metrics: dict[str, float] = {}
+    values, masses = [], []
+    for opponent in opponents:
+        for seat in seats:
+            prompts = decision_prompts(opponent, seat, strategy, **dict(trial_kwargs))
+            table, mass = kuhn_policy_table(model, tokenizer, prompts, answer_template)
+            (row,) = kuhn_policy_values(greedy_table(table), [opponent], [seat])
+            (mixed,) = kuhn_policy_values(table, [opponent], [seat])
+            key = f"exact/{opponent}/{SEATS[seat]}"
+            metrics[f"{key}/value"] = row.value
+            metrics[f"{key}/policy_value"] = mixed.value
+            if row.share_of_best is not None:
+                metrics[f"{key}/share_of_best"] = row.share_of_best
+            values.append(row.value)
+            masses.append(mass)
+    metrics["exact/mean_value"] = sum(values) / len(values)
+    metrics["exact/legal_mass"] = sum(masses) / len(masses)
+    return metrics
+
+
+DEFAULT_OPPONENTS = ("conservative", "aggressive", "balanced")
+"""MAGE's Kuhn styles: the exact evaluation's opponents when the training opponent is not one."""
+
+
+def evaluation_opponents(opponent: str | None) -> list[str]:
+    """Return the opponents to evaluate against: the training population's members, or the styles.
+
+    Example:
+        >>> evaluation_opponents("mage-kuhn-train")
+        ['conservative', 'aggressive', 'balanced']
+        >>> evaluation_opponents("cfr")
+        ['cfr']
+    """
+    if opponent is None:
+        return list(DEFAULT_OPPONENTS)
+    return list(as_population(opponent).member_names())

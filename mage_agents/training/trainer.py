@@ -1,0 +1,294 @@
+"""``MetaRLTrainer``: TRL's ``GRPOTrainer`` with trials as rollouts and one sample per model turn.
+
+Only generation and scoring are overridden (``_generate_and_score_completions``):
+
+1. each dataset row is a task (its ``seed`` column); TRL's sampler repeats it ``num_generations``
+   times in a row, and those consecutive rows are one group of trials of the same task;
+2. the rollout engine (:func:`mage_agents.rollout.collect`) plays every trial with the policy
+   being trained (:class:`~mage_agents.training.generation.TrainerBackend`);
+3. the chosen estimator (:mod:`mage_agents.advantages`) gives every model turn, act or reflect,
+   its own advantage, and each turn becomes one sample row;
+4. the rows are padded to a multiple of ``steps_per_generation`` (TRL's split drops a remainder),
+   with the old, reference and importance-sampling log-probs TRL's loss needs in this setting.
+
+TRL does everything else: the loss and its clipping, KL, PEFT/LoRA, gradient accumulation, bf16,
+``report_to``, checkpoints and resume, accelerate, ``use_vllm``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import torch
+from accelerate.utils import gather_object
+from trl import GRPOTrainer
+from trl.models.utils import disable_gradient_checkpointing
+from trl.trainer.utils import use_adapter
+
+from mage_agents.prompting import LLMAgent
+from mage_agents.rollout import TrialPlan, collect
+from mage_agents.rollout.envs import WorkerEnvs
+from mage_agents.training.batch import TurnRow, turn_batch
+from mage_agents.training.config import MetaRLConfig
+from mage_agents.training.estimate import turn_advantages
+from mage_agents.training.generation import TrainerBackend
+from mage_agents.training.metrics import step_metrics, trial_record
+from mage_agents.training.trl_contract import trl_contract_problems
+
+__all__ = ["MetaRLTrainer", "task_dataset"]
+
+STATE_FILE = "meta_rl_state.json"
+"""Written into every checkpoint: the trainer's own state (best evaluation so far)."""
+
+
+def task_dataset(config: MetaRLConfig, count: int | None = None, first: int | None = None) -> Any:
+    """Return the dataset of tasks: one row per task seed (and the ``prompt`` TRL expects)."""
+    from datasets import Dataset
+
+    first = config.task_seed if first is None else first
+    seeds = list(range(first, first + (config.num_tasks if count is None else count)))
+    return Dataset.from_dict({"prompt": [f"task {s}" for s in seeds], "seed": seeds})
+
+
+def _rewards_come_from_trials(prompts: Any, completions: Any, **kwargs: Any) -> list[float]:
+    raise RuntimeError("MetaRLTrainer scores turns in its trials: this reward is never called.")
+
+
+class MetaRLTrainer(GRPOTrainer):
+    """Trains a language model on meta-RL trials with LaMer, MAGE, GRPO, RLOO or GiGPO.
+
+    Args:
+        model: A local model directory, or a loaded causal LM (nothing is downloaded).
+        args: The :class:`~mage_agents.training.MetaRLConfig`.
+        train_dataset: Rows with a ``seed`` column (default: :func:`task_dataset`).
+        processing_class: The tokenizer (loaded from ``model`` when it is a path).
+        peft_config: A PEFT config (e.g. ``LoraConfig``) to train an adapter.
+        callbacks: Extra ``transformers`` callbacks.
+
+    Raises:
+        RuntimeError: If the installed TRL changed the methods this trainer relies on.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        args: MetaRLConfig,
+        train_dataset: Any = None,
+        processing_class: Any = None,
+        peft_config: Any = None,
+        callbacks: list | None = None,
+    ) -> None:
+        problems = trl_contract_problems()
+        if problems:
+            raise RuntimeError(
+                "This TRL is not the one MetaRLTrainer was written for (pin trl in pyproject): "
+                + " ".join(problems)
+            )
+        if not isinstance(args, MetaRLConfig):
+            raise TypeError(f"args must be a MetaRLConfig, not {type(args).__name__}.")
+        if isinstance(model, str | Path) and not (Path(model) / "config.json").is_file():
+            raise ValueError(
+                f"{model} is not a local model directory (no config.json): pass a folder saved "
+                "with save_pretrained, or a loaded model. Nothing is downloaded."
+            )
+        if args.beta != 0 and peft_config is None and not isinstance(model, str):
+            if not getattr(getattr(model, "config", None), "_name_or_path", ""):
+                raise ValueError(
+                    "beta != 0 needs a reference model, which TRL loads from the model's "
+                    "directory, and this model was built in code: save_pretrained() it and pass "
+                    "the directory, train a LoRA adapter (peft_config), or set beta=0."
+                )
+        super().__init__(
+            model=model,
+            reward_funcs=_rewards_come_from_trials,
+            args=args,
+            train_dataset=task_dataset(args) if train_dataset is None else train_dataset,
+            processing_class=processing_class,
+            peft_config=peft_config,
+            callbacks=callbacks,
+        )
+        self.backend = TrainerBackend(self)
+        if self.use_vllm:  # vLLM stops at the answer tags itself instead of running on
+            extra = self.vllm_generation.generation_kwargs
+            extra.setdefault("stop", list(self.backend.stop_strings))
+            extra.setdefault("include_stop_str_in_output", True)
+        self.best: dict[str, Any] | None = None
+        self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
+        if args.evaluation_steps:
+            from mage_agents.training.evaluation import EvaluationCallback
+
+            self.add_callback(EvaluationCallback(self))
+
+    # -- rollouts ------------------------------------------------------------------------------
+
+    def new_agent(self) -> LLMAgent:
+        """Return an agent that plays with the policy being trained."""
+        return LLMAgent(self.backend, self.args.strategy)
+
+    def plan(self, seeds: list[int], group_size: int, tag: str) -> list[TrialPlan]:
+        """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group."""
+        args = self.args
+        trial_kwargs = {
+            **args.trial_kwargs,
+            "same_task": args.same_task,
+            "stop_on_success": args.stop_on_success,
+            "reflection": args.reflection,
+            "memory": args.memory,
+        }
+        if args.invalid_action_penalty is not None:
+            trial_kwargs["invalid_action_penalty"] = args.invalid_action_penalty
+        plans = []
+        for i, seed in enumerate(seeds):
+            group = i // group_size
+            start = group * group_size
+            if seed != seeds[start]:
+                raise ValueError(
+                    f"Rows {start}..{start + group_size - 1} should repeat one task (TRL's "
+                    f"sampler repeats each row num_generations times) but hold the seeds "
+                    f"{sorted(set(seeds[start : start + group_size]))}."
+                )
+            plans.append(
+                TrialPlan(
+                    trial_id=f"{tag}|row{i}",
+                    group_id=f"{tag}|group{group}|task{seed}",
+                    env_id=args.env_id,
+                    task_seed=int(seed),
+                    seed=(args.seed * 1_000_003 + self.state.global_step * 4099 + i) % 2**31,
+                    opponent=args.opponent,
+                    num_episodes=args.num_episodes,
+                    env_kwargs=dict(args.env_kwargs),
+                    trial_kwargs=trial_kwargs,
+                )
+            )
+        return plans
+
+    def play(self, plans: list[TrialPlan]) -> list[Any]:
+        """Play the planned trials with the current policy; return their trajectories."""
+        if self.args.env_workers and self._workers is None:
+            self._workers = WorkerEnvs(self.args.env_workers)
+        return collect(
+            plans,
+            self.new_agent,
+            batch_size=max(1, len(plans)),
+            max_steps=self.args.max_turns,
+            env_workers=self._workers or 0,
+        )
+
+    # -- the override --------------------------------------------------------------------------
+
+    def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
+        mode = "train" if self.model.training else "eval"
+        group = self.num_generations if mode == "train" else self.num_generations_eval
+        seeds = [int(row["seed"]) for row in inputs]
+        tag = f"{mode}{self.state.global_step}|p{self.accelerator.process_index}"
+        trajectories = self.play(self.plan(seeds, group, tag))
+        advantages = turn_advantages(self.args, trajectories)
+        vllm = self.use_vllm
+        rows = [
+            TurnRow(
+                turn.prompt_ids or [],
+                turn.completion_ids or [],
+                float(value),
+                turn.logprobs if vllm else None,
+            )
+            for trajectory, values in zip(trajectories, advantages, strict=True)
+            for turn, value in zip(trajectory.turns, values, strict=True)
+        ]
+        multiple = self.args.steps_per_generation if mode == "train" else 1
+        batch = turn_batch(
+            rows, self.processing_class.pad_token_id, multiple, self.accelerator.device
+        )
+        batch["num_items_in_batch"] = self.accelerator.gather(batch["num_items_in_batch"]).sum()
+        self._add_log_probs(batch, mode)
+        records = [trial_record(t, a) for t, a in zip(trajectories, advantages, strict=True)]
+        for name, value in step_metrics(gather_object(records)).items():
+            self._metrics[mode][name].append(value)
+        self._metrics[mode]["rows"].append(float(len(rows)))
+        return batch
+
+    def _needs_old_log_probs(self) -> bool:
+        # Without them TRL uses the detached current log-probs: the ratio is 1, clipping never acts.
+        every = self.args.steps_per_generation * self.num_iterations
+        return (
+            self.num_iterations > 1
+            or self.args.gradient_accumulation_steps % every != 0
+            or (self.use_vllm and self.vllm_importance_sampling_correction)
+        )
+
+    def _log_probs(self, model: Any, batch: dict[str, Any], mode: str) -> torch.Tensor:
+        ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], dim=1)
+        mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
+        size = (
+            self.args.per_device_train_batch_size
+            if mode == "train"
+            else self.args.per_device_eval_batch_size
+        )
+        logps, _, _ = self._get_per_token_logps_and_entropies(
+            model, ids, mask, batch["completion_ids"].size(1), batch_size=size
+        )
+        return logps
+
+    def _add_log_probs(self, batch: dict[str, Any], mode: str) -> None:
+        """Add the old, reference and vLLM importance-sampling terms TRL's loss reads."""
+        checkpointing = self.args.gradient_checkpointing_kwargs
+        with torch.no_grad(), disable_gradient_checkpointing(self.model, checkpointing):
+            old = self._log_probs(self.model, batch, mode) if self._needs_old_log_probs() else None
+            if old is not None:
+                batch["old_per_token_logps"] = old
+            if self.beta != 0.0:
+                batch["ref_per_token_logps"] = self._reference_log_probs(batch, mode)
+        sampled = batch.get("sampling_per_token_logps")
+        if self.use_vllm and self.vllm_importance_sampling_correction and sampled is not None:
+            batch["importance_sampling_ratio"] = self._importance_ratio(old, sampled, batch)
+
+    def _reference_log_probs(self, batch: dict[str, Any], mode: str) -> torch.Tensor:
+        if self.ref_model is not None:
+            return self._log_probs(self.ref_model, batch, mode)
+        # a PEFT adapter: the base model is the reference (or a "ref" copy of a re-trained one)
+        model = self.accelerator.unwrap_model(self.model)
+        with use_adapter(model, adapter_name="ref" if "ref" in model.peft_config else None):
+            return self._log_probs(self.model, batch, mode)
+
+    def _importance_ratio(
+        self, old: torch.Tensor, sampled: torch.Tensor, batch: dict[str, Any]
+    ) -> torch.Tensor:
+        """TRL's vLLM importance-sampling correction, in its configured mode."""
+        diff = torch.nan_to_num((old - sampled) * batch["completion_mask"], nan=0.0)
+        mode = self.vllm_importance_sampling_mode
+        ratio = torch.exp(diff.sum(dim=-1, keepdim=True) if mode.startswith("sequence") else diff)
+        low = self.vllm_importance_sampling_clip_min
+        high = self.vllm_importance_sampling_clip_max
+        if mode.endswith("truncate"):
+            return torch.clamp(ratio, min=low, max=high)
+        low = -math.inf if low is None else low
+        high = math.inf if high is None else high
+        return ratio.masked_fill((ratio < low) | (ratio > high), 0.0)
+
+    # -- state that survives resume ------------------------------------------------------------
+
+    def _save_checkpoint(self, model: Any, trial: Any) -> None:
+        super()._save_checkpoint(model, trial)
+        if self.args.should_save:
+            folder = (
+                Path(self._get_output_dir(trial=trial)) / f"checkpoint-{self.state.global_step}"
+            )
+            (folder / STATE_FILE).write_text(json.dumps({"best": self.best}, indent=1))
+
+    def train(self, resume_from_checkpoint: str | bool | None = None, **kwargs: Any) -> Any:
+        """Train (see ``transformers.Trainer.train``); a resumed run also restores the best."""
+        checkpoint = resume_from_checkpoint
+        if checkpoint is True:
+            from transformers.trainer_utils import get_last_checkpoint
+
+            checkpoint = get_last_checkpoint(self.args.output_dir)
+        if checkpoint and (Path(checkpoint) / STATE_FILE).is_file():
+            self.best = json.loads((Path(checkpoint) / STATE_FILE).read_text())["best"]
+        try:
+            return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
+        finally:
+            if self._workers is not None:
+                self._workers.close()
+                self._workers = None
