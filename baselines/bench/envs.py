@@ -1,20 +1,33 @@
-"""Benchmark: our text envs against raw pyspiel random play, in the same run.
+"""Benchmark: our text envs against raw pyspiel and TextArena random play, in the same run.
 
-Reference: OpenSpiel random play that builds, at every decision, the acting player's observation
-string and the action strings (what a text agent needs), with chance sampled as OpenSpiel does.
-Ours: ``gym.make(...)`` (with Gymnasium's default wrappers), a seeded reset per game, text
-rendering, parsing of the agent's text and the opponent's move, for the same games. A game is the
-same unit in both, so the ratio of games per second is the fair figure; decisions per second are
-printed too (ours counts only the learner's decisions, the reference both players').
+References, measured in the same run and interleaved with ours:
 
-Usage: ``python -m baselines.bench envs [--seconds S]``
+- pyspiel: OpenSpiel random play that builds, at every decision, the acting player's observation
+  string and the action strings (what a text agent needs), chance sampled as OpenSpiel does, one
+  random stream for the whole run (no per-game seeding: the stricter reference).
+- TextArena (optional, ``pip install textarena`` or the ``bench`` extra; skipped with a message
+  when absent): the same game (Kuhn: one hand, ``max_rounds=1``), ``ta.make`` per game as its
+  examples play (its observation wrapper keeps every message of its lifetime), both seats played
+  by a random-legal agent that writes ``[move]`` and reads each observation string.
+
+Ours: ``gym.make(id)`` (with Gymnasium's default wrappers), a random-legal agent writing move names
+as text, the env parsing them, rendering the learner's text and playing the opponent (uniform
+random). "seeded" resets every game with ``seed=i`` (reproducible one by one, how the runner
+plays; TextArena gets ``seed=i`` too); "unseeded" seeds only the first game. A game is the same
+unit everywhere, so games per second is the fair ratio. Each figure is the best of ``--repeats``
+interleaved runs (the least disturbed by other load on a shared machine).
+
+Usage: ``python -m baselines.bench envs [--seconds S] [--repeats R] [--profile]``
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import pstats
 import random
 import time
+from collections.abc import Callable
 
 import gymnasium as gym
 import pyspiel
@@ -22,9 +35,13 @@ import pyspiel
 import mage_envs  # noqa: F401  (registers the ids)
 
 GAMES = {"mage/KuhnPoker-v0": "kuhn_poker", "mage/TicTacToe-v0": "tic_tac_toe"}
+TEXTARENA = {"kuhn_poker": ("KuhnPoker-v0", {"max_rounds": 1}), "tic_tac_toe": ("TicTacToe-v0", {})}
+"""OpenSpiel game -> TextArena id and settings playing the same game (one Kuhn hand)."""
+
+Rate = tuple[float, float]  # games/s, decisions/s
 
 
-def pyspiel_random(game_name: str, seconds: float) -> tuple[float, float]:
+def pyspiel_random(game_name: str, seconds: float) -> Rate:
     """Return (games/s, decisions/s) of pyspiel random play with strings."""
     game, rng = pyspiel.load_game(game_name), random.Random(0)
     games = decisions = 0
@@ -47,7 +64,7 @@ def pyspiel_random(game_name: str, seconds: float) -> tuple[float, float]:
     return games / elapsed, decisions / elapsed
 
 
-def ours(env_id: str, seconds: float, seed_every_game: bool = True) -> tuple[float, float]:
+def ours(env_id: str, seconds: float, seed_every_game: bool = True) -> Rate:
     """Return (games/s, learner decisions/s) of our env with a random-legal text agent.
 
     With ``seed_every_game`` each game is ``reset(seed=i)`` (reproducible one by one, the way the
@@ -69,22 +86,108 @@ def ours(env_id: str, seconds: float, seed_every_game: bool = True) -> tuple[flo
     return games / elapsed, decisions / elapsed
 
 
+def _textarena_legal(env, game_name: str) -> list[str]:
+    """Return the legal moves of TextArena's game state, as its parser wants them."""
+    game_state = env.state.game_state
+    if game_name == "kuhn_poker":
+        return [f"[{move}]" for move in game_state["current_legal_action_tree"]]
+    board = game_state["board"]
+    return [f"[{3 * r + c}]" for r in range(3) for c in range(3) if board[r][c] == ""]
+
+
+def textarena_random(game_name: str, seconds: float, seed_every_game: bool = True) -> Rate | None:
+    """Return (games/s, decisions/s) of TextArena random play, or ``None`` if not installed."""
+    try:
+        import textarena as ta
+    except ImportError:
+        return None
+    env_id, settings = TEXTARENA[game_name]
+    rng, games, decisions = random.Random(0), 0, 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        env = ta.make(env_id, **settings)
+        env.reset(num_players=2, seed=games if seed_every_game or games == 0 else None)
+        done = False
+        while not done:
+            env.get_observation()  # the text the acting player reads
+            done, _ = env.step(rng.choice(_textarena_legal(env, game_name)))
+            decisions += 1
+        env.close()
+        games += 1
+    elapsed = time.perf_counter() - start
+    return games / elapsed, decisions / elapsed
+
+
+def _best(runs: list[Rate | None]) -> Rate | None:
+    done = [r for r in runs if r is not None]
+    return max(done) if done else None
+
+
+def measure(env_id: str, seconds: float, repeats: int) -> dict[str, Rate | None]:
+    """Return the best rate of every side, over ``repeats`` interleaved runs."""
+    game_name = GAMES[env_id]
+    sides: dict[str, Callable[[], Rate | None]] = {
+        "pyspiel": lambda: pyspiel_random(game_name, seconds),
+        "textarena seeded": lambda: textarena_random(game_name, seconds),
+        "textarena unseeded": lambda: textarena_random(game_name, seconds, False),
+        "ours seeded": lambda: ours(env_id, seconds),
+        "ours unseeded": lambda: ours(env_id, seconds, False),
+    }
+    runs: dict[str, list[Rate | None]] = {name: [] for name in sides}
+    for _ in range(repeats):
+        for name, run in sides.items():
+            runs[name].append(run())
+    return {name: _best(rates) for name, rates in runs.items()}
+
+
+def _ratio(a: Rate | None, b: Rate | None) -> str:
+    return "-" if a is None or b is None else f"{a[0] / b[0]:.2f}"
+
+
+def _rate(rate: Rate | None) -> str:
+    return "-" if rate is None else f"{rate[0]:,.0f}"
+
+
+def print_table(results: dict[str, dict[str, Rate | None]]) -> None:
+    """Print games per second of every side and ours against each reference."""
+    header = ("env", "seeding", "pyspiel", "TextArena", "ours", "/pyspiel", "/TextArena")
+    print("{:20} {:9} {:>9} {:>10} {:>9} {:>9} {:>11}".format(*header))
+    for env_id, sides in results.items():
+        for seeding in ("seeded", "unseeded"):
+            mine, ta = sides[f"ours {seeding}"], sides[f"textarena {seeding}"]
+            ref = sides["pyspiel"]
+            print(
+                f"{env_id:20} {seeding:9} {_rate(ref):>9} {_rate(ta):>10} {_rate(mine):>9}"
+                f" {_ratio(mine, ref):>9} {_ratio(mine, ta):>11}"
+            )
+        mine, ref = sides["ours seeded"], sides["pyspiel"]
+        print(
+            f"{'':20} decisions/s: pyspiel {ref[1]:,.0f} (both players),"
+            f" ours {mine[1]:,.0f} (learner only)"
+        )
+
+
+def profile(env_id: str, seconds: float) -> None:
+    """Print where our env's time goes (cProfile, seeded resets), the costliest functions first."""
+    profiler = cProfile.Profile()
+    profiler.runcall(ours, env_id, seconds)
+    print(f"\nProfile of {env_id}, seeded resets (tottime, top 15):")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+
 def main(argv: list[str]) -> None:
-    """Print the table of both envs against the pyspiel reference."""
+    """Print the table of both envs against the references."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench envs")
-    parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
+    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs (best counts)")
+    parser.add_argument("--profile", action="store_true", help="also profile our envs")
     args = parser.parse_args(argv)
-    header = ("env", "pyspiel games/s", "ours games/s", "ratio", "seeded once", "ratio")
-    print("{:20} {:>16} {:>13} {:>6} {:>12} {:>6}".format(*header))
-    for env_id, game_name in GAMES.items():
-        ref_games, ref_decisions = pyspiel_random(game_name, args.seconds)
-        our_games, our_decisions = ours(env_id, args.seconds)
-        once_games, _ = ours(env_id, args.seconds, seed_every_game=False)
-        print(
-            f"{env_id:20} {ref_games:16,.0f} {our_games:13,.0f} {our_games / ref_games:6.2f}"
-            f" {once_games:12,.0f} {once_games / ref_games:6.2f}"
-        )
-        print(
-            f"{'':20} decisions/s: pyspiel {ref_decisions:,.0f} (both players),"
-            f" ours {our_decisions:,.0f} (learner only)"
-        )
+    try:
+        import textarena  # noqa: F401
+    except ImportError:
+        print("TextArena is not installed (pip install textarena): its columns are skipped.")
+    results = {env_id: measure(env_id, args.seconds, args.repeats) for env_id in GAMES}
+    print_table(results)
+    if args.profile:
+        for env_id in GAMES:
+            profile(env_id, args.seconds)
