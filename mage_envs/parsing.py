@@ -230,8 +230,10 @@ def _full_parse(text: str, legal: Sequence[str], aliases: Mapping[str, str] | No
     return _later_rules(answer, legal, aliases)
 
 
-def _later_rules(answer: str, legal: Sequence[str], aliases: Mapping[str, str] | None) -> int | None:
-    """Apply the rules after an exact legal name to a normalised answer: aliases, pairs, mentions."""
+def _later_rules(
+    answer: str, legal: Sequence[str], aliases: Mapping[str, str] | None
+) -> int | None:
+    """Apply the rules after an exact legal name to a normalised answer: aliases, pairs, words."""
     names, alias_names = _aliases_by_index(legal, aliases)
     exact = {i for name, i in names + alias_names if name == answer}
     if len(exact) == 1:
