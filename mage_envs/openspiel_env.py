@@ -18,7 +18,8 @@ import pyspiel
 
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
 from mage_envs.parsing import parse_action
-from mage_envs.text_game import Move, TextGame, fit_text, render_text, text_space
+from mage_envs.text_game import TextGame, fit_text, render_text, text_space
+from mage_envs.views import DecisionView, ViewCache
 
 __all__ = ["OpenSpielTextEnv", "SEATS"]
 
@@ -73,11 +74,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self.render_mode = render_mode
         self.observation_space = text_space()
         self.action_space = text_space()
+        self.views = ViewCache(text_game)
+        """The learner's decision views, rendered once per information state (bounded)."""
         self._state: pyspiel.State | None = None
         self._player = 0
-        self._moves: list[Move] = []
-        self._names: list[str] = []
-        self._aliases: dict[str, str] = {}
+        self._view: DecisionView | None = None  # None at the end of a game
         self._done = False
         self._stopped = False  # truncated after too many invalid answers
         self._invalid_streak = 0
@@ -121,11 +122,12 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             raise RuntimeError("Call reset() before step().")
         if self._done or self._stopped:
             raise RuntimeError("The game is over: call reset() to start a new one.")
-        index = parse_action(action, self._names, self._aliases)
+        view = self._view
+        index = parse_action(action, view.names, view.aliases)
         if index is None:
             return self._invalid_step()
         self._invalid_streak = 0
-        self._state.apply_action(self._moves[index].action)
+        self._state.apply_action(view.ids[index])
         self._advance()
         done = self._done
         reward = self._state.returns()[self._player] * self.reward_scale if done else 0.0
@@ -164,9 +166,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
                 self._apply_opponent_move(state, player)
             player = state.current_player()
         self._done = player == _TERMINAL
-        self._moves = [] if self._done else self.text_game.moves(state, player)
-        self._names = [m.name for m in self._moves]
-        self._aliases = {alias: m.name for m in self._moves for alias in m.aliases}
+        self._view = None if self._done else self.views.decision(state, player)
 
     def _apply_opponent_move(self, state: pyspiel.State, player: int) -> None:
         view = SeatView.from_state(state, player, self.game)
@@ -181,7 +181,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
     def _invalid_step(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
         self._invalid_streak += 1
         truncated = self._stopped = self._invalid_streak >= self.max_invalid_actions
-        legal = ", ".join(self._names)
+        legal = ", ".join(self._view.names)
         feedback = f"Invalid move: your answer did not name exactly one legal move ({legal})."
         if truncated:
             feedback += f" {self.max_invalid_actions} invalid moves in a row: the game is stopped."
@@ -190,20 +190,20 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         return obs, -self.invalid_action_penalty or 0.0, False, truncated, info  # never -0.0
 
     def _observe(self, prefix: str = "") -> str:
+        view = self._view
+        if view is not None:
+            self._text = fit_text(prefix + view.body) if prefix else view.text
+            return self._text
         state, player = self._state, self._player
         body = self.text_game.observation_text(state, player)
-        if self._done:
-            body += "\n" + self.text_game.outcome_text(state, player)
-        else:
-            body += "\nLegal moves: " + ", ".join(self._names) + "."
-        self._text = fit_text(prefix + body)
+        self._text = fit_text(prefix + body + "\n" + self.text_game.outcome_text(state, player))
         return self._text
 
     def _info(self, invalid: bool) -> dict[str, Any]:
-        state = self._state
+        state, view = self._state, self._view
         info: dict[str, Any] = {
-            "legal_actions": list(self._names),
-            "legal_action_ids": [m.action for m in self._moves],
+            "legal_actions": list(view.names) if view else [],
+            "legal_action_ids": list(view.ids) if view else [],
             "seat": self.text_game.seat_name(self._player),
             "player": self._player,
             "opponent": self.opponent.name,

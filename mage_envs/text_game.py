@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import string
 import unicodedata
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import pyspiel
@@ -144,6 +145,18 @@ class TextGame:
     def __init__(self, game: pyspiel.Game, title: str) -> None:
         self.game = game
         self.title = title
+        self._keyed_by_information_state = game.get_type().provides_information_state_string
+
+    def view_key(self, state: pyspiel.State, player: int) -> Hashable | None:
+        """Return what ``player`` knows at ``state``: the key of its cached view, or ``None``.
+
+        The default is the game's information state string: a view without hidden information
+        is a function of it (with the seat). A subclass whose :meth:`observation_text` or
+        :meth:`moves` shows anything else at a decision point overrides this (``None``: no cache).
+        """
+        if self._keyed_by_information_state:
+            return state.information_state_string(player)
+        return None
 
     def moves(self, state: pyspiel.State, player: int) -> list[Move]:
         """Return the legal moves of ``player`` at ``state``, named with OpenSpiel's strings."""

@@ -1,0 +1,125 @@
+"""Cached decision views give byte for byte what rendering every view anew gives."""
+
+import random
+
+import gymnasium as gym
+import pytest
+
+import mage_envs  # noqa: F401
+from mage_envs.views import ViewCache, render_decision
+
+HIDDEN = ["leduc_poker", "liars_dice", "phantom_ttt", "dark_hex"]
+"""Generic OpenSpiel games with hidden information, keyed by their information state string."""
+
+CASES = [
+    ("mage/KuhnPoker-v0", {"seat": "random"}),
+    ("mage/KuhnPoker-v0", {"seat": "second", "opponent": "mage-kuhn-train"}),
+    ("mage/TicTacToe-v0", {"seat": "random"}),
+    ("mage/TicTacToe-v0", {"opponent": "mage-ttt-train"}),
+    ("mage/OpenSpiel-v0", {"game": "connect_four"}),
+    *[("mage/OpenSpiel-v0", {"game": game, "seat": "random"}) for game in HIDDEN],
+]
+
+
+def answer(rng: random.Random, info: dict) -> str:
+    """A move name as agents write it (bare, tagged, shouted, in a sentence) or an invalid one."""
+    name = rng.choice(info["legal_actions"])
+    return rng.choice(
+        [name, f"<action>{name}</action>", name.upper(), f"I play {name}.", "pass", "???", ""]
+    )
+
+
+def play(env: gym.Env, seeds: range, max_steps: int = 60) -> list:
+    """Every reset and step result of seeded games, with the full history at each end."""
+    rng, record = random.Random(0), []
+    for seed in seeds:
+        obs, info = env.reset(seed=seed)
+        record.append((obs, info))
+        for _ in range(max_steps):
+            result = env.step(answer(rng, info))
+            record.append(result)
+            info = result[-1]
+            if result[2] or result[3]:
+                break
+        record.append(env.unwrapped.state.history())
+    return record
+
+
+def uncached(env_id: str, kwargs: dict) -> gym.Env:
+    env = gym.make(env_id, **kwargs)
+    env.unwrapped.views = ViewCache(env.unwrapped.text_game, maxsize=0)
+    return env
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES, ids=[str(c) for c in CASES])
+def test_cached_play_is_byte_identical_to_uncached_play(env_id, kwargs):
+    seeds = range(60) if env_id != "mage/OpenSpiel-v0" else range(8)
+    reference = play(uncached(env_id, kwargs), seeds)
+    cached = gym.make(env_id, **kwargs)
+    assert play(cached, seeds) == reference
+    assert play(cached, seeds) == reference  # again, every view now from the cache
+    assert len(cached.unwrapped.views) > 0
+
+
+def test_a_small_cache_stays_bounded_and_identical():
+    kwargs = {"seat": "random"}
+    reference = play(uncached("mage/TicTacToe-v0", kwargs), range(80))
+    env = gym.make("mage/TicTacToe-v0", **kwargs)
+    env.unwrapped.views = ViewCache(env.unwrapped.text_game, maxsize=8)
+    assert play(env, range(80)) == reference
+    assert len(env.unwrapped.views) == 8
+
+
+def decision_states(game, games: int, seed: int = 0):
+    """(state, player) at every decision of random play, chance included."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(actions, probs)[0])
+                continue
+            yield state.clone(), state.current_player()
+            state.apply_action(rng.choice(state.legal_actions()))
+
+
+@pytest.mark.parametrize(
+    ("env_id", "kwargs"),
+    [("mage/KuhnPoker-v0", {}), *[("mage/OpenSpiel-v0", {"game": game}) for game in HIDDEN]],
+)
+def test_states_that_a_seat_cannot_tell_apart_share_one_view(env_id, kwargs):
+    # The key of a view is what the seat knows: every state with that key, whatever the hidden
+    # part (the opponent's card, dice or stones), renders the same view, so one may stand for all.
+    text_game = gym.make(env_id, **kwargs).unwrapped.text_game
+    views: dict = {}
+    hidden_differs = 0
+    for state, player in decision_states(text_game.game, 300):
+        key = (player, text_game.view_key(state, player))
+        view = render_decision(text_game, state, player)
+        if key in views:
+            first_state, first_view = views[key]
+            assert view == first_view, key
+            hidden_differs += first_state.history() != state.history()
+        else:
+            views[key] = (state, view)
+    assert hidden_differs > 0  # the check met states that differ only where the seat cannot see
+
+
+def test_kuhn_views_hide_the_opponent_card():
+    text_game = gym.make("mage/KuhnPoker-v0").unwrapped.text_game
+    game = text_game.game
+    for mine, theirs, other in [(0, 1, 2), (1, 2, 0), (2, 0, 1)]:
+        a, b = game.new_initial_state(), game.new_initial_state()
+        for state, deal in ((a, theirs), (b, other)):
+            state.apply_action(mine)
+            state.apply_action(deal)
+        cache = ViewCache(text_game)
+        assert cache.decision(a, 0) is cache.decision(b, 0)
+        assert cache.decision(b, 0) == render_decision(text_game, b, 0)
+        assert len(cache) == 1
+
+
+def test_negative_size_is_refused():
+    with pytest.raises(ValueError, match="maxsize"):
+        ViewCache(gym.make("mage/KuhnPoker-v0").unwrapped.text_game, maxsize=-1)
