@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from mage_envs import MetaEpisodeWrapper, TrialResult
 from mage_envs.meta import differential_returns, mean_pass_at_k, pass_at_k
-from mage_envs.text_game import MAX_TEXT_CHARS, TEXT_CHARSET
+from mage_envs.text import MAX_TEXT_CHARS, TEXT_CHARSET
 
 
 class ScriptedEnv(gym.Env[str, str]):

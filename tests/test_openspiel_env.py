@@ -5,7 +5,7 @@ import pytest
 
 import mage_envs  # noqa: F401
 from mage_envs.games.openspiel_game import game_support, supported_games
-from mage_envs.text_game import fit_text
+from mage_envs.text import fit_text
 
 # Games whose random play is long; played with a step cap.
 LONG = {"chess", "go", "hex", "othello", "amazons", "backgammon", "checkers", "dark_chess"}

@@ -6,7 +6,7 @@ import gymnasium as gym
 import pytest
 
 import mage_envs  # noqa: F401
-from mage_envs.views import ViewCache, render_decision
+from mage_envs.games.views import ViewCache, render_decision
 
 HIDDEN = ["leduc_poker", "liars_dice", "phantom_ttt", "dark_hex"]
 """Generic OpenSpiel games with hidden information, keyed by their information state string."""

@@ -12,9 +12,8 @@ from typing import Any
 
 import pyspiel
 
-from mage_envs.openspiel_env import OpenSpielTextEnv
-from mage_envs.opponents import Opponent, Population
-from mage_envs.text_game import Move, TextGame
+from mage_envs.games.openspiel_env import OpenSpielTextEnv
+from mage_envs.games.text_game import Move, TextGame
 
 __all__ = ["KuhnPokerText", "KuhnPokerEnv", "CARD_NAMES"]
 
@@ -112,14 +111,9 @@ def describe_betting(actions: list[int], player: int) -> str:
 class KuhnPokerEnv(OpenSpielTextEnv):
     """``mage/KuhnPoker-v0``: Kuhn poker against an opponent, as text.
 
-    Args:
-        opponent: ``None`` (uniform random), an opponent or population name, an opponent
-            object, or a ``Population`` (a member is drawn per reset).
-        seat: ``"first"``, ``"second"`` or ``"random"``.
-        reward_scale: Reward per chip won (1.0; MAGE used 5).
-        invalid_action_penalty: Subtracted from the reward of an invalid answer.
-        max_invalid_actions: Consecutive invalid answers that end the episode as truncated.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+    The reward is the chips won in the hand times ``reward_scale`` (MAGE used 5).
+
+    Arguments: as :class:`~mage_envs.games.openspiel_env.OpenSpielTextEnv`.
 
     Example:
         >>> import gymnasium as gym, mage_envs
@@ -129,21 +123,4 @@ class KuhnPokerEnv(OpenSpielTextEnv):
         ('second', ['fold', 'call'])
     """
 
-    def __init__(
-        self,
-        opponent: str | Opponent | Population | None = None,
-        seat: str = "first",
-        reward_scale: float = 1.0,
-        invalid_action_penalty: float = 0.0,
-        max_invalid_actions: int = 5,
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__(
-            KuhnPokerText(),
-            opponent=opponent,
-            seat=seat,
-            reward_scale=reward_scale,
-            invalid_action_penalty=invalid_action_penalty,
-            max_invalid_actions=max_invalid_actions,
-            render_mode=render_mode,
-        )
+    text_game_class = KuhnPokerText

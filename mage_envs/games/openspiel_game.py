@@ -9,12 +9,12 @@ rejected.
 from __future__ import annotations
 
 from functools import cache
+from typing import Any
 
 import pyspiel
 
-from mage_envs.openspiel_env import OpenSpielTextEnv
-from mage_envs.opponents import Opponent, Population
-from mage_envs.text_game import GenericTextGame
+from mage_envs.games.openspiel_env import OpenSpielTextEnv
+from mage_envs.games.text_game import GenericTextGame
 
 __all__ = ["OpenSpielEnv", "game_support", "supported_games", "load_two_player_game"]
 
@@ -83,13 +83,8 @@ class OpenSpielEnv(OpenSpielTextEnv):
     Args:
         game: An OpenSpiel game name from :func:`supported_games`.
         game_params: Parameters passed to ``pyspiel.load_game`` (``players`` is fixed to 2).
-        opponent: ``None`` (uniform random), an opponent or population name, an opponent
-            object, or a ``Population`` (a member is drawn per reset).
-        seat: ``"first"``, ``"second"`` or ``"random"``.
-        reward_scale: Multiplies the game's return.
-        invalid_action_penalty: Subtracted from the reward of an invalid answer.
-        max_invalid_actions: Consecutive invalid answers that end the episode as truncated.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+        **settings: ``opponent``, ``seat``, ... as
+            :class:`~mage_envs.games.openspiel_env.OpenSpielTextEnv`.
 
     Example:
         >>> import gymnasium as gym, mage_envs
@@ -100,22 +95,7 @@ class OpenSpielEnv(OpenSpielTextEnv):
     """
 
     def __init__(
-        self,
-        game: str = "connect_four",
-        game_params: dict | None = None,
-        opponent: str | Opponent | Population | None = None,
-        seat: str = "first",
-        reward_scale: float = 1.0,
-        invalid_action_penalty: float = 0.0,
-        max_invalid_actions: int = 5,
-        render_mode: str | None = None,
+        self, game: str = "connect_four", game_params: dict | None = None, **settings: Any
     ) -> None:
-        super().__init__(
-            GenericTextGame(load_two_player_game(game, game_params)),
-            opponent=opponent,
-            seat=seat,
-            reward_scale=reward_scale,
-            invalid_action_penalty=invalid_action_penalty,
-            max_invalid_actions=max_invalid_actions,
-            render_mode=render_mode,
-        )
+        text_game = GenericTextGame(load_two_player_game(game, game_params))
+        super().__init__(**settings, text_game=text_game)

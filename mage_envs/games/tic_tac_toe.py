@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import pyspiel
 
-from mage_envs.openspiel_env import OpenSpielTextEnv
-from mage_envs.opponents import Opponent, Population
-from mage_envs.text_game import Move, TextGame
+from mage_envs.games.openspiel_env import OpenSpielTextEnv
+from mage_envs.games.text_game import Move, TextGame
 
 __all__ = ["TicTacToeText", "TicTacToeEnv", "cell_name", "draw_board"]
 
@@ -85,14 +84,7 @@ class TicTacToeEnv(OpenSpielTextEnv):
 
     Rewards are +1 for a win, 0 for a draw and -1 for a loss, times ``reward_scale`` (MAGE used 10).
 
-    Args:
-        opponent: ``None`` (uniform random), an opponent or population name, an opponent
-            object, or a ``Population`` (a member is drawn per reset).
-        seat: ``"first"`` (X), ``"second"`` (O) or ``"random"``.
-        reward_scale: Multiplies the +1 / 0 / -1 outcome.
-        invalid_action_penalty: Subtracted from the reward of an invalid answer.
-        max_invalid_actions: Consecutive invalid answers that end the episode as truncated.
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
+    Arguments: as :class:`~mage_envs.games.openspiel_env.OpenSpielTextEnv`.
 
     Example:
         >>> import gymnasium as gym, mage_envs
@@ -103,21 +95,4 @@ class TicTacToeEnv(OpenSpielTextEnv):
         False
     """
 
-    def __init__(
-        self,
-        opponent: str | Opponent | Population | None = None,
-        seat: str = "first",
-        reward_scale: float = 1.0,
-        invalid_action_penalty: float = 0.0,
-        max_invalid_actions: int = 5,
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__(
-            TicTacToeText(),
-            opponent=opponent,
-            seat=seat,
-            reward_scale=reward_scale,
-            invalid_action_penalty=invalid_action_penalty,
-            max_invalid_actions=max_invalid_actions,
-            render_mode=render_mode,
-        )
+    text_game_class = TicTacToeText

@@ -40,9 +40,22 @@ def make_trial(env_id: str, num_episodes: int = 3, **kwargs: Any) -> MetaEpisode
     wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_ARGS}
     env = gym.make(env_id, **kwargs)
     # The suite's text envs apply their own invalid-answer rules: these settings are theirs.
-    taken = inspect.signature(load_env_creator(env.spec.entry_point)).parameters
-    own = {k: wrapper_kwargs.pop(k) for k in _ENV_RULES if k in wrapper_kwargs and k in taken}
+    creator = load_env_creator(env.spec.entry_point)
+    taken = [k for k in _ENV_RULES if k in wrapper_kwargs and _takes(creator, k)]
+    own = {k: wrapper_kwargs.pop(k) for k in taken}
     if own:
         env.close()
         env = gym.make(env_id, **kwargs, **own)
     return MetaEpisodeWrapper(env, num_episodes, **wrapper_kwargs)
+
+
+def _takes(creator: Any, name: str) -> bool:
+    """Whether ``creator`` takes keyword ``name``, following ``**kwargs`` up to the base classes."""
+    inits = [c.__dict__["__init__"] for c in inspect.getmro(creator) if "__init__" in c.__dict__]
+    for function in inits if isinstance(creator, type) else [creator]:
+        parameters = inspect.signature(function).parameters
+        if name in parameters:
+            return True
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
+            return False
+    return False

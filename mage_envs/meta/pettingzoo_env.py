@@ -31,6 +31,7 @@ from gymnasium import spaces
 from pettingzoo.utils.conversions import parallel_to_aec
 from pettingzoo.utils.env import ParallelEnv
 
+from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
 from mage_envs.meta.text_adapter import (
     TextAdapter,
     fit_text,
@@ -150,7 +151,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
         (['rock', 'paper', 'scissors'], 'random')
     """
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": [], "reset_options": ("seat", "keep_opponent")}
 
     def __init__(
         self,
@@ -166,13 +167,10 @@ class PettingZooTextEnv(gym.Env[str, str]):
         self.learner = learner if learner is not None else agents[0]
         if self.learner not in agents:
             raise ValueError(f"learner {self.learner!r} is not one of the env's agents {agents}.")
-        if max_invalid_actions < 1:
-            raise ValueError(f"max_invalid_actions must be >= 1, not {max_invalid_actions}.")
+        self.invalid_rule = InvalidAnswerRule(invalid_action_penalty, max_invalid_actions)
         # A name ("cfr", "mage-kuhn-train") is a population of one, or the preset of that name.
         self._opponent_specs = as_population(opponents) if isinstance(opponents, str) else opponents
         self._adapter = adapter
-        self.invalid_action_penalty = float(invalid_action_penalty)
-        self.max_invalid_actions = int(max_invalid_actions)
         self.observation_space = text_space()
         self.action_space = text_space()
         self._agent = self.learner
@@ -180,7 +178,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
         self._built: dict[int, Any] = {}
         self._policies: dict[str, Any] = {}
         self._adapters: dict[str, TextAdapter] = {}
-        self._streak = 0
+        self._streak = InvalidStreak(self.invalid_rule)
         self._return = 0.0
         self._done = True
         self._truncated = False
@@ -217,7 +215,8 @@ class PettingZooTextEnv(gym.Env[str, str]):
                 policy.reset(policy_seed, agent)
             else:
                 policy.reset(policy_seed, self.aec.possible_agents.index(agent))
-        self._streak, self._return, self._done, self._truncated = 0, 0.0, False, False
+        self._streak.clear()
+        self._return, self._done, self._truncated = 0.0, False, False
         self._advance()
         return self._observe(invalid=False)
 
@@ -228,7 +227,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
         chosen = self._parse(action)
         if chosen is None:
             return self._invalid()
-        self._streak = 0
+        self._streak.clear()
         before = self._return
         self.aec.step(chosen)
         self._advance()
@@ -343,16 +342,15 @@ class PettingZooTextEnv(gym.Env[str, str]):
         return self._adapter_for(self._agent).parse(text, names)
 
     def _invalid(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        self._streak += 1
-        truncated = self._streak >= self.max_invalid_actions
+        truncated = self._streak.invalid()
         names, _ = self._legal()
-        expected = ", ".join(names) or self._adapter_for(self._agent).answer_format()
-        feedback = f"Invalid move: your answer did not name exactly one legal move ({expected})."
+        answer_format = "" if names else self._adapter_for(self._agent).answer_format()
+        reason = did_not_name(names, answer_format)
+        feedback = self.invalid_rule.feedback(reason, truncated)
         if truncated:
-            feedback += f" {self.max_invalid_actions} invalid moves in a row: the game is stopped."
             self._done, self._truncated = True, True
         text, info = self._observe(invalid=True, prefix=feedback + "\n\n")
-        return text, -self.invalid_action_penalty or 0.0, False, truncated, info
+        return text, self.invalid_rule.reward, False, truncated, info
 
     def _observe(self, invalid: bool, prefix: str = "") -> tuple[str, dict[str, Any]]:
         observation, inner = self._last

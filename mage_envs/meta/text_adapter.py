@@ -5,10 +5,10 @@
 actions are named (``left``, ``down``, ... where the env is known, else their numbers); other
 action spaces are written as numbers, one per component, in order.
 
-:class:`TextWrapper` applies an adapter to a Gymnasium env with the suite's invalid-answer rules:
-text that does not name exactly one legal action leaves the state unchanged, returns feedback,
-``info["invalid_action"] = True`` and a penalty, and ``max_invalid_actions`` invalid answers in a
-row truncate the episode.
+:class:`TextWrapper` applies an adapter to a Gymnasium env with the suite's invalid-answer rule
+(:class:`~mage_envs.invalid.InvalidAnswerRule`): text that does not name exactly one legal action
+leaves the state unchanged, returns feedback, ``info["invalid_action"] = True`` and a penalty, and
+``max_invalid_actions`` invalid answers in a row truncate the episode.
 
 Subclass :class:`TextAdapter` (override :meth:`TextAdapter.observation_text` and
 :meth:`TextAdapter.parse`) or pass ``observation_text=`` to change either side.
@@ -26,8 +26,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
 from mage_envs.parsing import extract_tagged, parse_action
-from mage_envs.text_game import fit_text, text_space
+from mage_envs.text import fit_text, text_space
 
 __all__ = ["TextAdapter", "TextWrapper", "ACTION_NAMES", "fit_text", "legal_mask", "text_space"]
 
@@ -328,17 +329,14 @@ class TextWrapper(gym.Wrapper[str, str, Any, Any], gym.utils.RecordConstructorAr
             max_invalid_actions=max_invalid_actions,
         )
         super().__init__(env)
-        if max_invalid_actions < 1:
-            raise ValueError(f"max_invalid_actions must be >= 1, not {max_invalid_actions}.")
+        self.invalid_rule = InvalidAnswerRule(invalid_action_penalty, max_invalid_actions)
         self.adapter = adapter or TextAdapter.for_env(env)
-        self.invalid_action_penalty = float(invalid_action_penalty)
-        self.max_invalid_actions = int(max_invalid_actions)
         self.observation_space = text_space()
         self.action_space = text_space()
         spec = getattr(env, "spec", None)
         self._title = f"Environment: {spec.id}.\n" if spec is not None else ""
         self._last: tuple[Any, dict] = (None, {})
-        self._streak = 0
+        self._streak = InvalidStreak(self.invalid_rule)
         self._text = ""
 
     def reset(
@@ -346,7 +344,7 @@ class TextWrapper(gym.Wrapper[str, str, Any, Any], gym.utils.RecordConstructorAr
     ) -> tuple[str, dict[str, Any]]:
         """Reset the inner env and return its first observation as text."""
         observation, info = self.env.reset(seed=seed, options=options)
-        self._streak = 0
+        self._streak.clear()
         return self._observe(observation, info, invalid=False)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -356,24 +354,21 @@ class TextWrapper(gym.Wrapper[str, str, Any, Any], gym.utils.RecordConstructorAr
         chosen = self.adapter.parse(action, legal)
         if chosen is None:
             return self._invalid(legal)
-        self._streak = 0
+        self._streak.clear()
         observation, reward, terminated, truncated, info = self.env.step(chosen)
         done = bool(terminated or truncated)
         text, info = self._observe(observation, info, invalid=False, done=done)
         return text, float(reward), bool(terminated), bool(truncated), info
 
     def _invalid(self, legal: list[str]) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        self._streak += 1
-        truncated = self._streak >= self.max_invalid_actions
-        expected = f"one of: {', '.join(legal)}" if legal else self.adapter.answer_format()
-        feedback = f"Invalid action: your answer did not name a valid action ({expected})."
-        if truncated:
-            feedback += f" {self.max_invalid_actions} invalid answers in a row: the episode ends."
+        truncated = self._streak.invalid()
+        reason = did_not_name(legal, self.adapter.answer_format())
+        feedback = self.invalid_rule.feedback(reason, truncated)
         observation, info = self._last
         # The unchanged state's info again, as a copy: callers may keep and mutate what they got.
         info = copy.deepcopy(info)
         text, info = self._observe(observation, info, invalid=True, prefix=feedback + "\n\n")
-        return text, -self.invalid_action_penalty or 0.0, False, truncated, info
+        return text, self.invalid_rule.reward, False, truncated, info
 
     def _observe(
         self, observation: Any, info: dict, invalid: bool, prefix: str = "", done: bool = False

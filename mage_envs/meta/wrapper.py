@@ -36,8 +36,7 @@ from mage_envs.meta.settings import SEAT_ROTATIONS, check_settings
 from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates, check_templates
 from mage_envs.meta.text_adapter import TextAdapter, TextWrapper, fit_text, text_space
 from mage_envs.meta.trial import TrialResult
-from mage_envs.openspiel_env import OpenSpielTextEnv
-from mage_envs.text_game import MAX_TEXT_CHARS
+from mage_envs.text import MAX_TEXT_CHARS
 
 __all__ = ["MetaEpisodeWrapper", "SEAT_ROTATIONS", "default_success"]
 
@@ -419,8 +418,13 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         return [("first", "second")[(first + k) % 2] for k in range(self.num_episodes)]
 
 
+TRIAL_RESET_OPTIONS = ("seat", "keep_opponent")
+"""Reset options the wrapper passes to envs that declare them in ``metadata["reset_options"]``."""
+
+
 def _accepts_options(env: gym.Env) -> bool:
-    return isinstance(env.unwrapped, OpenSpielTextEnv | PettingZooTextEnv)
+    declared = (getattr(env.unwrapped, "metadata", None) or {}).get("reset_options", ())
+    return set(TRIAL_RESET_OPTIONS) <= set(declared)
 
 
 def _as_name(value: Any) -> str | None:

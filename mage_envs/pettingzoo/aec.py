@@ -21,9 +21,10 @@ import pyspiel
 from gymnasium import spaces
 from pettingzoo import AECEnv
 
-from mage_envs.openspiel_env import sample_chance
+from mage_envs.games.openspiel_env import sample_chance
+from mage_envs.games.text_game import Move, TextGame
 from mage_envs.parsing import parse_action
-from mage_envs.text_game import Move, TextGame, render_text
+from mage_envs.text import render_text
 
 __all__ = ["OpenSpielAECEnv"]
 

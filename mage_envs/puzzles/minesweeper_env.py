@@ -145,9 +145,10 @@ class MinesweeperEnv(TextPuzzleEnv):
         problem = self._problem(move)
         if problem:
             truncated = self._out_of_turns(terminated=False)
-            text = f"Invalid move: {problem} Nothing changed." + self._ending(truncated)
+            text = self.invalid_rule.feedback(f"{problem} Nothing changed.")
+            text += self._ending(truncated)
             obs = self._show(self._page(text))
-            return obs, -self.invalid_action_penalty or 0.0, False, truncated, self._info(True, ())
+            return obs, self.invalid_rule.reward, False, truncated, self._info(True, ())
         if move.flag:
             self.board.toggle_flag(move.row, move.col)
             state = "flagged" if self.board.flagged[move.row, move.col] else "unflagged"

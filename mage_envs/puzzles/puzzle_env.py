@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 
-from mage_envs.text_game import fit_text, render_text, text_space
+from mage_envs.invalid import InvalidAnswerRule
+from mage_envs.text import fit_text, render_text, text_space
 
 __all__ = ["TextPuzzleEnv"]
 
@@ -20,12 +21,16 @@ class TextPuzzleEnv(gym.Env[str, str]):
     Args:
         max_steps: Turns (calls to ``step``, invalid ones included) before the episode is
             truncated.
-        invalid_action_penalty: Subtracted from the reward of an invalid answer.
+        invalid_action_penalty: Subtracted from the reward of an invalid answer (the
+            :class:`~mage_envs.invalid.InvalidAnswerRule` of the env; no streak limit, since
+            invalid turns count against ``max_steps``).
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``
             (prints it).
     """
 
     metadata = {"render_modes": ["ansi", "human"]}
+    answer_unit: ClassVar[str] = "move"
+    """What an answer is in the invalid-answer feedback: ``"move"``, or ``"answer"`` (several)."""
 
     def __init__(
         self, max_steps: int, invalid_action_penalty: float, render_mode: str | None
@@ -36,13 +41,18 @@ class TextPuzzleEnv(gym.Env[str, str]):
         if render_mode is not None and render_mode not in modes:
             raise ValueError(f"render_mode must be None or one of {modes}, not {render_mode!r}.")
         self.max_steps = int(max_steps)
-        self.invalid_action_penalty = float(invalid_action_penalty)
+        self.invalid_rule = InvalidAnswerRule(invalid_action_penalty, None, self.answer_unit)
         self.render_mode = render_mode
         self.observation_space = text_space()
         self.action_space = text_space()
         self._text = ""
         self._turn = 0
         self._over = True
+
+    @property
+    def invalid_action_penalty(self) -> float:
+        """The penalty of an invalid answer (from :attr:`invalid_rule`)."""
+        return self.invalid_rule.penalty
 
     def render(self) -> str | None:
         """Return (``ansi``) or print (``human``) the current observation text."""

@@ -56,6 +56,8 @@ class SokobanEnv(TextPuzzleEnv):
         ['up']
     """
 
+    answer_unit = "answer"  # an answer holds several moves
+
     def __init__(
         self,
         height: int = 6,
@@ -143,10 +145,11 @@ class SokobanEnv(TextPuzzleEnv):
         problem = self._problem(moves)
         if problem:
             truncated = self._out_of_turns(terminated=False)
-            text = f"Invalid answer: {problem} Nothing moved." + self._ending(False, truncated, [])
+            text = self.invalid_rule.feedback(f"{problem} Nothing moved.")
+            text += self._ending(False, truncated, [])
             stuck = deadlocked_boxes(self.level, self._dead)  # [] unless end_on_deadlock=False
             obs, info = self._reply(text, invalid=True, applied=[], stuck=stuck)
-            return obs, -self.invalid_action_penalty or 0.0, False, truncated, info
+            return obs, self.invalid_rule.reward, False, truncated, info
         reward, applied, note, stuck = self._play(moves)
         terminated = self.level.solved or (self.end_on_deadlock and bool(stuck))
         self._finished = terminated

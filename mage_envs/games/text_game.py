@@ -9,114 +9,14 @@ game's own observation and action strings.
 
 from __future__ import annotations
 
-import re
-import string
-import unicodedata
 from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import pyspiel
-from gymnasium import spaces
 
-__all__ = [
-    "Move",
-    "TextGame",
-    "GenericTextGame",
-    "TEXT_CHARSET",
-    "MAX_TEXT_CHARS",
-    "fit_text",
-    "plain_ascii",
-    "text_space",
-]
+from mage_envs.text import plain_ascii
 
-TEXT_CHARSET = "".join(sorted(set(string.printable)))
-"""Characters an observation may contain (ASCII printable, with space and newline).
-
-A sorted string, not a set: ``spaces.Text`` samples from the charset in its iteration order, and a
-set's order changes from one process to the next.
-"""
-
-MAX_TEXT_CHARS = 16_384
-"""Upper bound on the length of an observation, used for ``spaces.Text``."""
-
-_OUTSIDE_CHARSET = re.compile(f"[^{re.escape(TEXT_CHARSET)}]")
-_ANSI_ESCAPE = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
-
-
-def _box_drawing_in_ascii(char: str) -> str:
-    """Return ``-``, ``|`` or ``+`` for a box-drawing character, by its Unicode name."""
-    name = unicodedata.name(char, "")
-    horizontal = any(word in name for word in ("HORIZONTAL", "LEFT", "RIGHT"))
-    vertical = any(word in name for word in ("VERTICAL", "UP", "DOWN"))
-    if horizontal == vertical:
-        return "+"
-    return "-" if horizontal else "|"
-
-
-_BOX_DRAWING = str.maketrans({chr(c): _box_drawing_in_ascii(chr(c)) for c in range(0x2500, 0x2580)})
-
-
-def text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
-    """Return the ``spaces.Text`` of every text observation and action of the suite.
-
-    Example:
-        >>> text_space().contains("Legal moves: check, bet.")
-        True
-    """
-    return spaces.Text(max_length=max_length, charset=TEXT_CHARSET)
-
-
-def render_text(text: str, render_mode: str | None) -> str | None:
-    """Render a text env's current text: returned for ``"ansi"``, printed for ``"human"``.
-
-    Example:
-        >>> render_text("Legal moves: bet.", "ansi")
-        'Legal moves: bet.'
-    """
-    if render_mode == "human":
-        print(text)
-        return None
-    return text if render_mode == "ansi" else None
-
-
-def plain_ascii(text: str) -> str:
-    r"""Drop terminal colour codes and draw box-drawing lines with ``-``, ``|`` and ``+``.
-
-    Some OpenSpiel games draw their boards for a terminal (``twixt`` in colour, ``dots_and_boxes``
-    with box-drawing lines); :func:`fit_text` would turn each of those characters into ``?``.
-
-    Example:
-        >>> plain_ascii("\x1b[91ma\x1b[0m \u250c\u2574 \u2576\u2510")
-        'a +- -+'
-    """
-    return _ANSI_ESCAPE.sub("", text).translate(_BOX_DRAWING)
-
-
-_TYPOGRAPHY = str.maketrans(
-    {
-        **dict.fromkeys("\u2018\u2019\u201a\u201b\u2032", "'"),
-        **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033", '"'),
-        **dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212", "-"),
-        **dict.fromkeys("\u00a0\u2002\u2003\u2009\u202f", " "),
-        "\u2026": "...",
-        "\u2022": "*",
-        "\u00d7": "x",
-    }
-)
-"""Typographic punctuation that models write, mapped to its ASCII spelling."""
-
-
-def fit_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
-    r"""Keep ``text`` within :data:`TEXT_CHARSET` and ``max_chars``.
-
-    Curly quotes, dashes, ellipses and special spaces (common in model answers that end up in
-    memory) become their ASCII spelling; any other character outside the charset becomes ``?``.
-
-    Example:
-        >>> fit_text("It\u2019s \u201cfine\u201d \u2014 caf\u00e9\u2026")
-        'It\'s "fine" - caf?...'
-    """
-    return _OUTSIDE_CHARSET.sub("?", text[:max_chars].translate(_TYPOGRAPHY))[:max_chars]
+__all__ = ["Move", "TextGame", "GenericTextGame"]
 
 
 @dataclass(frozen=True)

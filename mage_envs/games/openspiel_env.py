@@ -3,23 +3,25 @@
 The learner writes text; the env parses it into a legal move, applies it with OpenSpiel's rules,
 lets the opponent (and chance) move, and returns what the learner sees next as text.
 
-Invalid text never raises: the state is unchanged, the observation starts with feedback, the reward
-is ``-invalid_action_penalty`` and ``info["invalid_action"]`` is True. After
-``max_invalid_actions`` invalid answers in a row the episode ends as truncated.
+Invalid text follows :class:`~mage_envs.invalid.InvalidAnswerRule`. A game of the suite is a
+subclass that names its :class:`~mage_envs.games.text_game.TextGame` in ``text_game_class``; the
+constructor and its documentation live here only.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import gymnasium as gym
 import pyspiel
 
+from mage_envs.games.text_game import TextGame
+from mage_envs.games.views import DecisionView, ViewCache
+from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
 from mage_envs.parsing import parse_action
-from mage_envs.text_game import TextGame, fit_text, render_text, text_space
-from mage_envs.views import DecisionView, ViewCache
+from mage_envs.text import fit_text, render_text, text_space
 
 __all__ = ["OpenSpielTextEnv", "SEATS"]
 
@@ -31,8 +33,10 @@ _CHANCE = int(pyspiel.PlayerId.CHANCE)
 class OpenSpielTextEnv(gym.Env[str, str]):
     """The learner against an opponent in a two-player OpenSpiel game, through text.
 
+    Subclasses set ``text_game_class`` (a :class:`~mage_envs.games.text_game.TextGame` built with
+    no arguments) and need no constructor of their own.
+
     Args:
-        text_game: The game and its text rendering.
         opponent: ``None`` (uniform random legal play), an opponent name, an object following
             the :class:`~mage_envs.opponents.Opponent` protocol, or a
             :class:`~mage_envs.opponents.Population` or population preset name (one member is
@@ -44,22 +48,36 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             0.5, GiGPO with 0.1; default 0 keeps rewards equal to game payoffs).
         max_invalid_actions: Consecutive invalid answers that end the episode as truncated.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``.
+        text_game: The game and its text rendering (default: ``text_game_class()``).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "render_fps": 4,
+        "reset_options": ("seat", "keep_opponent"),
+    }
+    text_game_class: ClassVar[type[TextGame] | None] = None
+    """The game of a subclass: its :class:`TextGame`, built with no arguments."""
 
     def __init__(
         self,
-        text_game: TextGame,
         opponent: str | Opponent | Population | None = None,
         seat: str = "first",
         reward_scale: float = 1.0,
         invalid_action_penalty: float = 0.0,
         max_invalid_actions: int = 5,
         render_mode: str | None = None,
+        *,
+        text_game: TextGame | None = None,
     ) -> None:
-        _check_settings(seat, max_invalid_actions, render_mode, self.metadata["render_modes"])
-        _check_rewards(reward_scale, invalid_action_penalty)
+        _check_settings(seat, render_mode, self.metadata["render_modes"])
+        if not (math.isfinite(reward_scale) and reward_scale > 0):
+            raise ValueError(f"reward_scale must be a finite number > 0, not {reward_scale!r}.")
+        self.invalid_rule = InvalidAnswerRule(invalid_action_penalty, max_invalid_actions)
+        if text_game is None:
+            if self.text_game_class is None:
+                raise TypeError(f"{type(self).__name__} needs text_game= (or text_game_class).")
+            text_game = self.text_game_class()
         self.text_game = text_game
         self.game = text_game.game
         self.population = as_population(opponent)
@@ -69,8 +87,6 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self.opponent = self._members[0]
         self.seat = seat
         self.reward_scale = float(reward_scale)
-        self.invalid_action_penalty = float(invalid_action_penalty)
-        self.max_invalid_actions = int(max_invalid_actions)
         self.render_mode = render_mode
         self.observation_space = text_space()
         self.action_space = text_space()
@@ -81,7 +97,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self._view: DecisionView | None = None  # None at the end of a game
         self._done = False
         self._stopped = False  # truncated after too many invalid answers
-        self._invalid_streak = 0
+        self._invalid = InvalidStreak(self.invalid_rule)
         self._text = ""
         self.game_index = -1
         """Counts resets: tells agents that read :attr:`state` when a new game has begun."""
@@ -111,7 +127,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self.opponent.reset(int(self.np_random.bit_generator.random_raw()) >> 1, 1 - self._player)
         self._state = self.game.new_initial_state()
         self.game_index += 1
-        self._invalid_streak = 0
+        self._invalid.clear()
         self._stopped = False
         self._advance()
         return self._observe(), self._info(invalid=False)
@@ -126,7 +142,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         index = parse_action(action, view.names, view.aliases)
         if index is None:
             return self._invalid_step()
-        self._invalid_streak = 0
+        self._invalid.clear()
         self._state.apply_action(view.ids[index])
         self._advance()
         done = self._done
@@ -179,15 +195,10 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         state.apply_action(action)
 
     def _invalid_step(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        self._invalid_streak += 1
-        truncated = self._stopped = self._invalid_streak >= self.max_invalid_actions
-        legal = ", ".join(self._view.names)
-        feedback = f"Invalid move: your answer did not name exactly one legal move ({legal})."
-        if truncated:
-            feedback += f" {self.max_invalid_actions} invalid moves in a row: the game is stopped."
+        truncated = self._stopped = self._invalid.invalid()
+        feedback = self.invalid_rule.feedback(did_not_name(self._view.names), truncated)
         obs = self._observe(prefix=feedback + "\n\n")
-        info = self._info(invalid=True)
-        return obs, -self.invalid_action_penalty or 0.0, False, truncated, info  # never -0.0
+        return obs, self.invalid_rule.reward, False, truncated, self._info(invalid=True)
 
     def _observe(self, prefix: str = "") -> str:
         view = self._view
@@ -233,22 +244,8 @@ def sample_chance(state: pyspiel.State, u: float) -> int:
     return outcomes[-1][0]  # rounding left u a hair above the total
 
 
-def _check_rewards(reward_scale: float, invalid_action_penalty: float) -> None:
-    if not (math.isfinite(reward_scale) and reward_scale > 0):
-        raise ValueError(f"reward_scale must be a finite number > 0, not {reward_scale!r}.")
-    if not (math.isfinite(invalid_action_penalty) and invalid_action_penalty >= 0):
-        raise ValueError(
-            f"invalid_action_penalty must be a finite number >= 0 (it is subtracted), "
-            f"not {invalid_action_penalty!r}."
-        )
-
-
-def _check_settings(
-    seat: str, max_invalid_actions: int, render_mode: str | None, modes: list[str]
-) -> None:
+def _check_settings(seat: str, render_mode: str | None, modes: list[str]) -> None:
     if seat not in SEATS:
         raise ValueError(f"seat must be one of {SEATS}, not {seat!r}.")
-    if max_invalid_actions < 1:
-        raise ValueError(f"max_invalid_actions must be >= 1, not {max_invalid_actions}.")
     if render_mode is not None and render_mode not in modes:
         raise ValueError(f"render_mode must be None or one of {modes}, not {render_mode!r}.")

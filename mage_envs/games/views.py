@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 import pyspiel
 
-from mage_envs.text_game import Move, TextGame, fit_text
+from mage_envs.games.text_game import Move, TextGame
+from mage_envs.text import fit_text
 
 __all__ = ["DecisionView", "ViewCache", "render_decision"]
 
