@@ -6,7 +6,7 @@ import gymnasium as gym
 import pytest
 
 import mage_envs  # noqa: F401
-from mage_envs.games.views import ViewCache, render_decision
+from mage_envs.games.views import ViewCache, render_view
 
 HIDDEN = ["leduc_poker", "liars_dice", "phantom_ttt", "dark_hex"]
 """Generic OpenSpiel games with hidden information, keyed by their information state string."""
@@ -70,8 +70,8 @@ def test_a_small_cache_stays_bounded_and_identical():
     assert len(env.unwrapped.views) == 8
 
 
-def decision_states(game, games: int, seed: int = 0):
-    """(state, player) at every decision of random play, chance included."""
+def seen_states(game, games: int, seed: int = 0):
+    """(state, player, terminal) at every decision of random play and, for both seats, the end."""
     rng = random.Random(seed)
     for _ in range(games):
         state = game.new_initial_state()
@@ -80,13 +80,18 @@ def decision_states(game, games: int, seed: int = 0):
                 actions, probs = zip(*state.chance_outcomes(), strict=True)
                 state.apply_action(rng.choices(actions, probs)[0])
                 continue
-            yield state.clone(), state.current_player()
+            yield state.clone(), state.current_player(), False
             state.apply_action(rng.choice(state.legal_actions()))
+        yield from ((state, player, True) for player in (0, 1))
 
 
 @pytest.mark.parametrize(
     ("env_id", "kwargs"),
-    [("mage/KuhnPoker-v0", {}), *[("mage/OpenSpiel-v0", {"game": game}) for game in HIDDEN]],
+    [
+        ("mage/KuhnPoker-v0", {}),
+        ("mage/TicTacToe-v0", {}),
+        *[("mage/OpenSpiel-v0", {"game": game}) for game in HIDDEN],
+    ],
 )
 def test_states_that_a_seat_cannot_tell_apart_share_one_view(env_id, kwargs):
     # The key of a view is what the seat knows: every state with that key, whatever the hidden
@@ -94,19 +99,23 @@ def test_states_that_a_seat_cannot_tell_apart_share_one_view(env_id, kwargs):
     text_game = gym.make(env_id, **kwargs).unwrapped.text_game
     views: dict = {}
     hidden_differs = 0
-    for state, player in decision_states(text_game.game, 300):
-        key = (player, text_game.view_key(state, player))
-        view = render_decision(text_game, state, player)
+    for state, player, terminal in seen_states(text_game.game, 300):
+        game = text_game
+        key = game.outcome_key(state, player) if terminal else game.view_key(state, player)
+        if key is None:
+            continue
+        key, view = (player, terminal, key), render_view(text_game, state, player)
         if key in views:
             first_state, first_view = views[key]
             assert view == first_view, key
             hidden_differs += first_state.history() != state.history()
         else:
             views[key] = (state, view)
-    assert hidden_differs > 0  # the check met states that differ only where the seat cannot see
+    if env_id != "mage/TicTacToe-v0":  # nothing is hidden in tic-tac-toe
+        assert hidden_differs > 0  # states that differ only where the seat cannot see were met
 
 
-def test_kuhn_views_hide_the_opponent_card():
+def test_kuhn_views_hide_the_opponent_card_until_a_showdown():
     text_game = gym.make("mage/KuhnPoker-v0").unwrapped.text_game
     game = text_game.game
     for mine, theirs, other in [(0, 1, 2), (1, 2, 0), (2, 0, 1)]:
@@ -115,9 +124,14 @@ def test_kuhn_views_hide_the_opponent_card():
             state.apply_action(mine)
             state.apply_action(deal)
         cache = ViewCache(text_game)
-        assert cache.decision(a, 0) is cache.decision(b, 0)
-        assert cache.decision(b, 0) == render_decision(text_game, b, 0)
-        assert len(cache) == 1
+        assert cache.view(a, 0, False) is cache.view(b, 0, False)
+        assert cache.view(b, 0, False) == render_view(text_game, b, 0)
+        for state in (a, b):  # check, check: a showdown, where the cards are shown
+            state.apply_action(0)
+            state.apply_action(0)
+        assert cache.view(a, 0, True) != cache.view(b, 0, True)
+        assert cache.view(b, 0, True) == render_view(text_game, b, 0)
+        assert len(cache) == 3
 
 
 def test_negative_size_is_refused():

@@ -17,7 +17,7 @@ import gymnasium as gym
 import pyspiel
 
 from mage_envs.games.text_game import TextGame
-from mage_envs.games.views import DecisionView, ViewCache
+from mage_envs.games.views import View, ViewCache
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
 from mage_envs.parsing import parse_action
@@ -94,7 +94,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         """The learner's decision views, rendered once per information state (bounded)."""
         self._state: pyspiel.State | None = None
         self._player = 0
-        self._view: DecisionView | None = None  # None at the end of a game
+        self._view = View("", "")
         self._done = False
         self._stopped = False  # truncated after too many invalid answers
         self._invalid = InvalidStreak(self.invalid_rule)
@@ -146,7 +146,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self._state.apply_action(view.ids[index])
         self._advance()
         done = self._done
-        reward = self._state.returns()[self._player] * self.reward_scale if done else 0.0
+        reward = self._view.payoff * self.reward_scale if done else 0.0
         return self._observe(), float(reward), done, False, self._info(invalid=False)
 
     def render(self) -> str | None:
@@ -182,7 +182,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
                 self._apply_opponent_move(state, player)
             player = state.current_player()
         self._done = player == _TERMINAL
-        self._view = None if self._done else self.views.decision(state, player)
+        self._view = self.views.view(state, self._player, self._done)
 
     def _apply_opponent_move(self, state: pyspiel.State, player: int) -> None:
         view = SeatView.from_state(state, player, self.game)
@@ -202,28 +202,22 @@ class OpenSpielTextEnv(gym.Env[str, str]):
 
     def _observe(self, prefix: str = "") -> str:
         view = self._view
-        if view is not None:
-            self._text = fit_text(prefix + view.body) if prefix else view.text
-            return self._text
-        state, player = self._state, self._player
-        body = self.text_game.observation_text(state, player)
-        self._text = fit_text(prefix + body + "\n" + self.text_game.outcome_text(state, player))
+        self._text = fit_text(prefix + view.body) if prefix else view.text
         return self._text
 
     def _info(self, invalid: bool) -> dict[str, Any]:
-        state, view = self._state, self._view
+        view = self._view
         info: dict[str, Any] = {
-            "legal_actions": list(view.names) if view else [],
-            "legal_action_ids": list(view.ids) if view else [],
+            "legal_actions": list(view.names),
+            "legal_action_ids": list(view.ids),
             "seat": self.text_game.seat_name(self._player),
             "player": self._player,
             "opponent": self.opponent.name,
             "invalid_action": invalid,
         }
         if self._done:
-            payoff = float(state.returns()[self._player])
-            info.update(payoff=payoff, success=payoff > 0)
-            info.update(self.text_game.revealed(state, self._player))
+            info.update(payoff=view.payoff, success=view.payoff > 0)
+            info.update(view.revealed)
         return info
 
 

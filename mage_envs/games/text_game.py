@@ -45,16 +45,32 @@ class TextGame:
     def __init__(self, game: pyspiel.Game, title: str) -> None:
         self.game = game
         self.title = title
-        self._keyed_by_information_state = game.get_type().provides_information_state_string
+        game_type = game.get_type()
+        self._keyed_by_information_state = game_type.provides_information_state_string
+        self._nothing_hidden = (
+            game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+        )
 
     def view_key(self, state: pyspiel.State, player: int) -> Hashable | None:
-        """Return what ``player`` knows at ``state``: the key of its cached view, or ``None``.
+        """Return what ``player`` knows at a decision: the key of its cached view, or ``None``.
 
         The default is the game's information state string: a view without hidden information
         is a function of it (with the seat). A subclass whose :meth:`observation_text` or
         :meth:`moves` shows anything else at a decision point overrides this (``None``: no cache).
         """
         if self._keyed_by_information_state:
+            return state.information_state_string(player)
+        return None
+
+    def outcome_key(self, state: pyspiel.State, player: int) -> Hashable | None:
+        """Return what ``player`` knows at the end of the game: the key of its cached end view.
+
+        The end view (observation, :meth:`outcome_text`, payoff, :meth:`revealed`) may show what
+        the rules reveal then, which the information state does not hold; so the default keys it
+        by the information state only where nothing is hidden (perfect information) and is
+        ``None`` (no cache) otherwise. A subclass that knows what its end reveals overrides this.
+        """
+        if self._nothing_hidden and self._keyed_by_information_state:
             return state.information_state_string(player)
         return None
 
