@@ -4,8 +4,11 @@ import random
 
 import gymnasium as gym
 import pytest
+from gymnasium.error import Error
+from gymnasium.utils import seeding
 
 import mage_envs  # noqa: F401
+from mage_envs.games.seeding import SeededGenerator
 from mage_envs.games.views import ViewCache, render_view
 
 HIDDEN = ["leduc_poker", "liars_dice", "phantom_ttt", "dark_hex"]
@@ -137,3 +140,41 @@ def test_kuhn_views_hide_the_opponent_card_until_a_showdown():
 def test_negative_size_is_refused():
     with pytest.raises(ValueError, match="maxsize"):
         ViewCache(gym.make("mage/KuhnPoker-v0").unwrapped.text_game, maxsize=-1)
+
+
+SEEDS = [0, 1, 7, 7, 12345, 2**31 - 1, 2**63 - 1, 2**64 + 3, 2**130 + 5, 7, 0]
+
+
+def test_a_seeded_reset_draws_from_gymnasiums_generator_byte_for_byte():
+    env = gym.make("mage/KuhnPoker-v0").unwrapped  # one seat, one opponent: 3 draws per reset
+    for seed in SEEDS:  # new seeds, repeated seeds, wide seeds
+        env.reset(seed=seed)
+        reference = seeding.np_random(seed)[0]
+        reference.bit_generator.random_raw(), reference.random(), reference.random()
+        assert env.np_random.bit_generator.state == reference.bit_generator.state
+        assert env.np_random.random() == reference.random()
+        assert env.np_random_seed == seed
+
+
+@pytest.mark.parametrize(("env_id", "kwargs"), CASES[:4], ids=[str(c) for c in CASES[:4]])
+def test_seeded_play_is_what_gymnasiums_own_seeding_plays(env_id, kwargs, monkeypatch):
+    seeds = [*range(40), 5, 5, 2**64 + 1]
+    ours = play(gym.make(env_id, **kwargs), seeds)
+    monkeypatch.setattr(SeededGenerator, "at", lambda self, seed: seeding.np_random(seed)[0])
+    assert play(gym.make(env_id, **kwargs), seeds) == ours
+
+
+def test_a_seed_plays_the_same_game_whatever_was_played_before():
+    played = gym.make("mage/TicTacToe-v0", seat="random", opponent="mage-ttt-train")
+    play(played, range(30))
+    for seed in (3, 3, 40):
+        again = play(played, [seed])
+        fresh = gym.make("mage/TicTacToe-v0", seat="random", opponent="mage-ttt-train")
+        assert again == play(fresh, [seed])
+
+
+def test_seeds_gymnasium_refuses_are_refused_as_gymnasium_does():
+    env = gym.make("mage/KuhnPoker-v0")
+    for seed in (-1, 1.5, "3"):
+        with pytest.raises(Error):
+            env.reset(seed=seed)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import pyspiel
 
+from mage_envs.games.seeding import SeededGenerator
 from mage_envs.games.text_game import TextGame
 from mage_envs.games.views import View, ViewCache
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
@@ -90,6 +91,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self.render_mode = render_mode
         self.observation_space = text_space()
         self.action_space = text_space()
+        self._seeded = SeededGenerator()
         self.views = ViewCache(text_game)
         """The learner's decision views, rendered once per information state (bounded)."""
         self._state: pyspiel.State | None = None
@@ -114,7 +116,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             options: ``{"seat": "first" | "second" | "random"}`` overrides the seat for this game;
                 ``{"keep_opponent": True}`` keeps the population member of the previous reset.
         """
-        super().reset(seed=seed)
+        if type(seed) is int and seed >= 0:
+            # What gym.Env.reset(seed=seed) does, without building a new generator each time.
+            self._np_random, self._np_random_seed = self._seeded.at(seed), seed
+        else:
+            super().reset(seed=seed)  # no seed, or one Gymnasium refuses with its own error
         options = options or {}
         # Always draw, so that keeping the opponent does not shift the rest of the seeded stream
         # (the same seed must deal the same cards either way).
