@@ -18,6 +18,9 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+import gymnasium as gym
+from gymnasium.envs.registration import load_env_creator
+
 from baselines.summary import Interval
 
 __all__ = ["trial_bound", "achievable_interval"]
@@ -35,9 +38,23 @@ def _kuhn_bound(opponent: str, seat: int) -> float | None:
         return None
 
 
+@cache
+def _plays_kuhn_poker(env_id: str) -> bool:
+    """Whether ``env_id`` is made by :class:`~mage_envs.games.KuhnPokerEnv` (bounds fit it)."""
+    import mage_envs  # noqa: F401  (registers the ids)
+    from mage_envs.games import KuhnPokerEnv
+
+    try:
+        entry = gym.spec(env_id).entry_point
+        creator = entry if callable(entry) else load_env_creator(entry)
+    except (gym.error.Error, ImportError, AttributeError, ValueError):
+        return False
+    return isinstance(creator, type) and issubclass(creator, KuhnPokerEnv)
+
+
 def trial_bound(record: dict[str, Any]) -> float | None:
     """Return the bound on the pass@N of ``record``'s trial, or ``None`` where none is known."""
-    if record.get("env_id") != "mage/KuhnPoker-v0":
+    if not _plays_kuhn_poker(str(record.get("env_id"))):
         return None
     trial = record["trial"]
     if int(trial["num_episodes"]) > 1 and record.get("same_task") is not True:

@@ -33,10 +33,12 @@ from baselines.agents import AgentFactory, agent_settings, build_agent_factory
 from baselines.report import console_table, markdown_report, write_csv, write_plots
 from baselines.results import ResultsFile
 from baselines.runner import evaluate, plan_trials
-from baselines.settings import DEFAULTS, merge_settings
-from baselines.summary import GroupSummary, summarize
+from baselines.settings import DEFAULTS, merge_settings, ready_configs
+from baselines.summary import summarize
+from mage_agents.prompting import STRATEGIES
+from mage_envs.meta.memory import MEMORY_MODES
 
-__all__ = ["main", "load_settings", "play_random", "DEFAULTS"]
+__all__ = ["main", "load_settings", "DEFAULTS"]
 
 PROGRESS_MIN_TRIALS = 50
 """Runs with at least this many trials to play show a progress bar (on a terminal)."""
@@ -106,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add(
         "--memory",
-        choices=["reflection_only", "history_only", "history_and_reflection"],
+        choices=list(MEMORY_MODES),
         help="what earlier attempts leave in later observations (default reflection_only)",
     )
     add(
@@ -128,7 +130,7 @@ def _add_agent_options(add: Any) -> None:
         "--config",
         type=Path,
         help="YAML file with any of the settings below (flags win), or the name of a ready "
-        "config: mage_kuhn, mage_tictactoe, lamer_sokoban, lamer_minesweeper",
+        f"config: {', '.join(ready_configs())}",
     )
     add(
         "--agent",
@@ -150,7 +152,7 @@ def _add_agent_options(add: Any) -> None:
     )
     add(
         "--strategy",
-        choices=["zero-shot", "react", "reflexion"],
+        choices=list(STRATEGIES),
         help="prompting strategy of model agents (default zero-shot)",
     )
     add(
@@ -292,12 +294,6 @@ def report(settings: dict[str, Any], records: list[dict[str, Any]], console: Con
     elif settings["plots"]:
         written += [p.name for p in write_plots(summaries, records, out)]
     console.print(f"Wrote {', '.join(written)} to {out}.")
-
-
-def play_random(env_id: str, games: int, seed: int) -> GroupSummary:
-    """Summarise ``games`` one-episode trials of a random-legal agent on ``env_id``."""
-    specs = plan_trials("random-legal", [env_id], tasks=games, num_episodes=1, seed=seed)
-    return summarize(evaluate("random", specs, ResultsFile(None)))[0]
 
 
 def _bounds(argv: list[str]) -> int:

@@ -17,7 +17,7 @@ import yaml
 import mage_envs
 from baselines.agents import parse_agent_config
 
-__all__ = ["DEFAULTS", "CONFIG_DIR", "merge_settings", "resolve_config"]
+__all__ = ["DEFAULTS", "CONFIG_DIR", "merge_settings", "ready_configs", "resolve_config"]
 
 DEFAULTS: dict[str, Any] = {
     "agents": ["random"],
@@ -47,6 +47,11 @@ _FLAG_KEYS = ("agents", "envs", "opponents", "tasks", "repeats", "episodes", "se
 _FLAG_KEYS += ("batch_size", "out", "plots", "title")
 
 
+def ready_configs() -> list[str]:
+    """Return the names of the ready configs in :data:`CONFIG_DIR`, sorted."""
+    return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+
+
 def resolve_config(path: Path) -> Path:
     """Return ``path``, or the ready config of that name (``mage_kuhn`` -> its packaged file).
 
@@ -58,7 +63,7 @@ def resolve_config(path: Path) -> Path:
     packaged = CONFIG_DIR / f"{path.stem}.yaml"
     if packaged.is_file() and path.parent == Path("."):
         return packaged
-    names = ", ".join(sorted(p.stem for p in CONFIG_DIR.glob("*.yaml")))
+    names = ", ".join(ready_configs())
     raise ValueError(f"No config file {path}. Ready configs (give the name alone): {names}.")
 
 

@@ -19,10 +19,10 @@ from typing import Any
 
 import numpy as np
 import pyspiel
-from open_spiel.python import policy as os_policy
 from open_spiel.python.algorithms.best_response import BestResponsePolicy
 
 from mage_envs.opponents import SeatView, make_opponent
+from mage_envs.opponents.openspiel_policy import OpponentPolicy
 
 __all__ = ["RandomLegalAgent", "PolicyAgent", "BestResponseAgent", "NO_REFLECTION"]
 
@@ -146,18 +146,6 @@ class PolicyAgent(_SeatAgent):
         return int(self._policy.act(SeatView.from_state(state, player)))
 
 
-class _OpponentPolicy(os_policy.Policy):
-    """An OpenSpiel ``Policy`` view of an opponent that publishes its action probabilities."""
-
-    def __init__(self, game: pyspiel.Game, opponent: Any, player: int) -> None:
-        super().__init__(game, [player])
-        self._opponent = opponent
-
-    def action_probabilities(self, state: pyspiel.State, player_id: int | None = None) -> dict:
-        player = state.current_player() if player_id is None else player_id
-        return dict(self._opponent.action_probabilities(SeatView.from_state(state, player)))
-
-
 class BestResponseAgent(_SeatAgent):
     """Plays OpenSpiel's exact best response to the env's opponent policy.
 
@@ -182,7 +170,7 @@ class BestResponseAgent(_SeatAgent):
             )
         key = (str(getattr(opponent, "name", type(opponent).__name__)), player)
         if key not in self._responses:
-            opp_policy = _OpponentPolicy(self._env.game, opponent, 1 - player)
+            opp_policy = OpponentPolicy(self._env.game, opponent, [1 - player])
             self._responses[key] = BestResponsePolicy(self._env.game, player, opp_policy)
         probs = self._responses[key].action_probabilities(state, player)
         return int(max(probs, key=lambda a: (probs[a], -a)))

@@ -28,7 +28,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import pyspiel
-from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import best_response
 
 from mage_envs.opponents import (
@@ -38,9 +37,11 @@ from mage_envs.opponents import (
     PolicyOpponent,
     SeatView,
     make_opponent,
+    opponent_entries,
     play_match,
 )
 from mage_envs.opponents.cfr import PolicyTable
+from mage_envs.opponents.openspiel_policy import OpponentPolicy
 
 __all__ = [
     "KUHN_GAME_VALUE",
@@ -49,6 +50,7 @@ __all__ = [
     "KuhnBounds",
     "TablePolicy",
     "TicTacToeBounds",
+    "bounds_opponents",
     "policy_table",
     "exploitability",
     "best_response_value",
@@ -64,29 +66,23 @@ __all__ = [
 KUHN_GAME_VALUE = -1.0 / 18.0
 """Value of Kuhn poker for the first player under equilibrium play (Kuhn, 1950)."""
 
-KUHN_OPPONENTS = (
-    "random",
-    "conservative",
-    "aggressive",
-    "balanced",
-    "always-pass",
-    "always-bet",
-    "cfr",
-    "cfr-argmax",
-)
-"""The Kuhn poker opponents of the bounds table."""
 
-TIC_TAC_TOE_OPPONENTS = (
-    "random",
-    "biased-random",
-    "order-center",
-    "order-corners",
-    "order-edges",
-    "order-rows",
-    "mcts-100",
-    "mcts-1000",
-)
-"""The tic-tac-toe opponents of the bounds table."""
+def bounds_opponents(game: str) -> tuple[str, ...]:
+    """Return the registered opponents of ``game`` that the bounds table lists, in order.
+
+    Example:
+        >>> bounds_opponents("kuhn_poker")[:3]
+        ('random', 'conservative', 'aggressive')
+    """
+    loaded = pyspiel.load_game(game)
+    return tuple(e.name for e in opponent_entries(loaded) if e.bounds)
+
+
+KUHN_OPPONENTS = bounds_opponents("kuhn_poker")
+"""The Kuhn poker opponents of the bounds table (from the opponent registry)."""
+
+TIC_TAC_TOE_OPPONENTS = bounds_opponents("tic_tac_toe")
+"""The tic-tac-toe opponents of the bounds table (from the opponent registry)."""
 
 
 def _policy_opponent(opponent: str | Opponent, game: pyspiel.Game) -> PolicyOpponent:
@@ -131,17 +127,21 @@ def best_response_value(opponent: str | Opponent, game: pyspiel.Game, seat: int)
     return float(responder.value(game.new_initial_state().history_str()))
 
 
-class TablePolicy(openspiel_policy.Policy):
-    """An OpenSpiel policy that reads a table, listing only actions of positive probability."""
+class _TableOpponent:
+    """The policy of a :func:`policy_table`, as an opponent with action probabilities."""
 
-    def __init__(self, game: pyspiel.Game, table: PolicyTable) -> None:
-        super().__init__(game, list(range(game.num_players())))
+    def __init__(self, table: PolicyTable) -> None:
         self._table = table
 
-    def action_probabilities(self, state, player_id=None):
-        """Return ``{action: probability}`` for the player to move at ``state``."""
-        player = state.current_player() if player_id is None else player_id
-        return {a: p for a, p in self._table[state.information_state_string(player)] if p > 0}
+    def action_probabilities(self, view: SeatView) -> dict[int, float]:
+        return dict(self._table[view.information_state])
+
+
+class TablePolicy(OpponentPolicy):
+    """The OpenSpiel policy of a :func:`policy_table` (to check the C++ and Python tools agree)."""
+
+    def __init__(self, game: pyspiel.Game, table: PolicyTable) -> None:
+        super().__init__(game, _TableOpponent(table))
 
 
 class _UtilityBestResponse(best_response.BestResponsePolicy):
@@ -164,7 +164,7 @@ def _wins(payoff: float) -> float:
 
 def best_success_probability(opponent: str | Opponent, game: pyspiel.Game, seat: int) -> float:
     """Return the highest probability of a positive payoff in ``seat`` against the opponent."""
-    policy = TablePolicy(game, policy_table(opponent, game))
+    policy = OpponentPolicy(game, _policy_opponent(opponent, game))
     responder = _UtilityBestResponse(game, _check_seat(seat), policy, _wins)
     return float(responder.value(game.new_initial_state()))
 
@@ -175,7 +175,7 @@ def clairvoyant_success_share(opponent: str | Opponent, game: pyspiel.Game, seat
     Chance outcomes before the first decision (the deal) are enumerated; for each, the agent best
     responds knowing them, and the win probabilities are averaged with the deal probabilities.
     """
-    policy = TablePolicy(game, policy_table(opponent, game))
+    policy = OpponentPolicy(game, _policy_opponent(opponent, game))
     total = 0.0
     for state, probability in _deals(game.new_initial_state()):
         responder = _UtilityBestResponse(game, _check_seat(seat), policy, _wins, root_state=state)

@@ -6,11 +6,14 @@ See ``docs/meta_episodes.md``. The pieces: :class:`MetaEpisodeWrapper` (the tria
 and :class:`Templates` (every text the wrapper adds).
 """
 
+from mage_envs.meta.config import TrialConfig
+from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.make import make_trial
-from mage_envs.meta.pettingzoo_env import (
+from mage_envs.meta.pettingzoo_env import PettingZooTextEnv
+from mage_envs.meta.policies import (
     AgentPolicy,
     FunctionPolicy,
-    PettingZooTextEnv,
+    OpponentSeat,
     RandomLegalPolicy,
 )
 from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates
@@ -23,11 +26,14 @@ __all__ = [
     "AgentPolicy",
     "FunctionPolicy",
     "MetaEpisodeWrapper",
+    "OpponentSeat",
     "PettingZooTextEnv",
     "RandomLegalPolicy",
     "Templates",
     "TextAdapter",
+    "TextConversion",
     "TextWrapper",
+    "TrialConfig",
     "TrialResult",
     "default_success",
     "differential_returns",

@@ -8,15 +8,15 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
+from mage_envs.meta.config import TrialConfig
+from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.wrapper import MetaEpisodeWrapper
 
 __all__ = ["make_trial"]
 
 _ENV_RULES = ("invalid_action_penalty", "max_invalid_actions")
 
-_WRAPPER_ARGS = frozenset(inspect.signature(MetaEpisodeWrapper.__init__).parameters) - {
-    "self",
-    "env",
+_WRAPPER_ARGS = (TrialConfig.field_names() | TextConversion.field_names() | {"config"}) - {
     "learner",
     "opponents",
 }
@@ -40,7 +40,8 @@ def make_trial(env_id: str, num_episodes: int = 3, **kwargs: Any) -> MetaEpisode
     wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_ARGS}
     env = gym.make(env_id, **kwargs)
     # The suite's text envs apply their own invalid-answer rules: these settings are theirs.
-    creator = load_env_creator(env.spec.entry_point)
+    entry = env.spec.entry_point  # a "module:attr" string, or the creator itself
+    creator = entry if callable(entry) else load_env_creator(entry)
     taken = [k for k in _ENV_RULES if k in wrapper_kwargs and _takes(creator, k)]
     own = {k: wrapper_kwargs.pop(k) for k in taken}
     if own:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -19,6 +19,8 @@ from mage_envs.parsing import extract_tagged
 
 __all__ = [
     "MEMORY_MODES",
+    "MemoryMode",
+    "register_memory_mode",
     "Step",
     "EpisodeRecord",
     "shown_action",
@@ -27,9 +29,6 @@ __all__ = [
     "render_steps",
     "cut_head",
 ]
-
-MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
-"""Accepted ``memory=`` values of the wrapper."""
 
 MAX_SHOWN_ACTION_CHARS = 200
 """An answer is shown in memory cut to this many characters (its tagged action if it has one)."""
@@ -162,21 +161,70 @@ def render_memory(
     ``reflections[i]`` is the reflection written after episode ``i`` (there may be fewer).
     """
     if mode not in MEMORY_MODES:
-        raise ValueError(f"memory must be one of {MEMORY_MODES}, not {mode!r}.")
+        raise ValueError(f"memory must be one of {tuple(MEMORY_MODES)}, not {mode!r}.")
     entries = []
     for i, record in enumerate(records):
-        words = outcome(record, templates)
-        if mode != "reflection_only":
-            history = render_history(record, templates, max_history_chars)
-            entries.append(
-                templates.history_entry.format(attempt=i + 1, outcome=words, history=history)
-            )
-        if mode != "history_only" and i < len(reflections):
-            entries.append(
-                templates.reflection_entry.format(
-                    attempt=i + 1, outcome=words, reflection=reflections[i]
-                )
-            )
+        reflection = reflections[i] if i < len(reflections) else None
+        entries += MEMORY_MODES[mode](i + 1, record, reflection, templates, max_history_chars)
     if not entries:
         return ""
     return templates.memory_header + "\n" + "\n".join(entries)
+
+
+MemoryMode = Callable[[int, EpisodeRecord, str | None, Templates, int], list[str]]
+"""What one finished episode leaves in memory: ``mode(attempt, record, reflection, templates,
+max_history_chars) -> entries`` (``reflection`` is ``None`` when none was written)."""
+
+
+def history_entries(
+    attempt: int,
+    record: EpisodeRecord,
+    reflection: str | None,
+    templates: Templates,
+    max_chars: int,
+) -> list[str]:
+    """The episode's steps and last observation (``history_only``)."""
+    history = render_history(record, templates, max_chars)
+    words = outcome(record, templates)
+    return [templates.history_entry.format(attempt=attempt, outcome=words, history=history)]
+
+
+def reflection_entries(
+    attempt: int,
+    record: EpisodeRecord,
+    reflection: str | None,
+    templates: Templates,
+    max_chars: int,
+) -> list[str]:
+    """The reflection written after the episode, if any (``reflection_only``, LaMer's format)."""
+    if reflection is None:
+        return []
+    words = outcome(record, templates)
+    return [
+        templates.reflection_entry.format(attempt=attempt, outcome=words, reflection=reflection)
+    ]
+
+
+def history_and_reflection_entries(
+    attempt: int,
+    record: EpisodeRecord,
+    reflection: str | None,
+    templates: Templates,
+    max_chars: int,
+) -> list[str]:
+    """The history, then the reflection (``history_and_reflection``)."""
+    args = (attempt, record, reflection, templates, max_chars)
+    return history_entries(*args) + reflection_entries(*args)
+
+
+MEMORY_MODES: dict[str, MemoryMode] = {
+    "reflection_only": reflection_entries,
+    "history_only": history_entries,
+    "history_and_reflection": history_and_reflection_entries,
+}
+"""The ``memory=`` values of the wrapper, by name (see :func:`register_memory_mode`)."""
+
+
+def register_memory_mode(name: str, mode: MemoryMode) -> None:
+    """Make ``memory=name`` available to the wrapper, ``make_trial`` and the CLI's ``--memory``."""
+    MEMORY_MODES[name] = mode

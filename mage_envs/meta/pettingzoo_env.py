@@ -21,17 +21,17 @@ Opponents may be:
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Mapping
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any
 
 import gymnasium as gym
-import numpy as np
 import pyspiel
 from gymnasium import spaces
 from pettingzoo.utils.conversions import parallel_to_aec
 from pettingzoo.utils.env import ParallelEnv
 
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
+from mage_envs.meta.policies import AgentPolicy, as_policy
 from mage_envs.meta.text_adapter import (
     TextAdapter,
     fit_text,
@@ -39,88 +39,10 @@ from mage_envs.meta.text_adapter import (
     legal_mask,
     text_space,
 )
-from mage_envs.opponents import Population, SeatView, as_population, make_opponent
+from mage_envs.opponents import Population, as_population, make_opponent
 from mage_envs.parsing import parse_action
 
-__all__ = ["AgentPolicy", "RandomLegalPolicy", "FunctionPolicy", "PettingZooTextEnv"]
-
-
-@runtime_checkable
-class AgentPolicy(Protocol):
-    """A policy for one agent of a PettingZoo env."""
-
-    name: str
-
-    def reset(self, seed: int | None, agent: str) -> None:
-        """Start a new game as ``agent``, with randomness drawn from ``seed``."""
-
-    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
-        """Return a legal action for the current observation."""
-
-
-class RandomLegalPolicy:
-    """Plays a uniformly random legal action (from the mask or legal ids), else samples the space.
-
-    Example:
-        >>> import numpy as np
-        >>> from gymnasium import spaces
-        >>> policy = RandomLegalPolicy()
-        >>> policy.reset(seed=0, agent="player_0")
-        >>> obs = {"action_mask": np.array([0, 0, 1])}
-        >>> policy.choose(obs, {}, spaces.Discrete(3))
-        2
-    """
-
-    name = "random"
-
-    def __init__(self) -> None:
-        self._rng = np.random.default_rng()
-
-    def reset(self, seed: int | None, agent: str) -> None:
-        """Reseed the generator."""
-        self._rng = np.random.default_rng(seed)
-
-    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
-        """Return a random legal action."""
-        if info and info.get("legal_action_ids"):
-            return int(self._rng.choice(info["legal_action_ids"]))
-        mask = legal_mask(observation, info)
-        if isinstance(action_space, spaces.Discrete):
-            if mask is not None and mask.any():
-                return int(action_space.start) + int(self._rng.choice(np.flatnonzero(mask)))
-            return int(action_space.start) + int(self._rng.integers(int(action_space.n)))
-        action_space.seed(int(self._rng.integers(2**31 - 1)))
-        return action_space.sample()
-
-
-class FunctionPolicy:
-    """Wraps a function ``f(observation, info, action_space) -> action`` as an AgentPolicy."""
-
-    def __init__(self, function: Callable[[Any, dict, spaces.Space], Any], name: str = "") -> None:
-        self.function = function
-        self.name = name or getattr(function, "__name__", "function")
-
-    def reset(self, seed: int | None, agent: str) -> None:
-        """Functions keep no state."""
-
-    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
-        """Call the function."""
-        return self.function(observation, info, action_space)
-
-
-def as_policy(spec: Any) -> Any:
-    """Return an AgentPolicy or an OpenSpiel Opponent for ``spec`` (see the module docstring)."""
-    if spec is None:
-        return RandomLegalPolicy()
-    if hasattr(spec, "choose") or (hasattr(spec, "act") and hasattr(spec, "reset")):
-        return spec
-    if callable(spec):
-        return FunctionPolicy(spec)
-    raise TypeError(
-        f"An opponent must be None, an AgentPolicy (name, reset, choose), an OpenSpiel Opponent "
-        f"(name, reset, act) or a function (observation, info, action_space) -> action, "
-        f"not {type(spec).__name__}."
-    )
+__all__ = ["PettingZooTextEnv"]
 
 
 class PettingZooTextEnv(gym.Env[str, str]):
@@ -210,11 +132,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
             specs = self._population_member(specs)
         self._policies = self._build_policies(specs)
         for agent, policy in sorted(self._policies.items()):
-            policy_seed = int(self.np_random.integers(2**31 - 1))
-            if hasattr(policy, "choose"):
-                policy.reset(policy_seed, agent)
-            else:
-                policy.reset(policy_seed, self.aec.possible_agents.index(agent))
+            policy.reset(int(self.np_random.integers(2**31 - 1)), agent)
         self._streak.clear()
         self._return, self._done, self._truncated = 0.0, False, False
         self._advance()
@@ -274,9 +192,12 @@ class PettingZooTextEnv(gym.Env[str, str]):
             missing = [a for a in others if a not in specs]
             if missing:
                 raise ValueError(f"opponents has no policy for agents {missing}.")
-            return {a: as_policy(specs[a]) for a in others}
-        shared = as_policy(specs)
-        return dict.fromkeys(others, shared)
+            return {a: self._as_policy(specs[a]) for a in others}
+        return dict.fromkeys(others, self._as_policy(specs))
+
+    def _as_policy(self, spec: Any) -> AgentPolicy:
+        agents = list(self.aec.possible_agents)
+        return as_policy(spec, agents, lambda: self.aec.agent_selection, lambda: self.state)
 
     def _advance(self) -> None:
         """Let the other agents act until the learner must act or is done."""
@@ -297,16 +218,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
         self._done, self._truncated = True, False
 
     def _opponent_action(self, agent: str, observation: Any, info: dict) -> Any:
-        policy = self._policies[agent]
-        if hasattr(policy, "choose"):
-            return policy.choose(observation, info, self.aec.action_space(agent))
-        state = self.state
-        if state is None:
-            raise TypeError(
-                f"Opponent {policy.name!r} is an OpenSpiel Opponent, but this env exposes no "
-                f"pyspiel state: give an AgentPolicy or a function instead."
-            )
-        return policy.act(SeatView.from_state(state, self.aec.possible_agents.index(agent)))
+        return self._policies[agent].choose(observation, info, self.aec.action_space(agent))
 
     def _adapter_for(self, agent: str) -> TextAdapter:
         if self._adapter is not None:

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import random
 import warnings
-from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import gymnasium as gym
-from gymnasium import spaces
-from pettingzoo.utils.env import AECEnv, ParallelEnv
 
+from mage_envs.meta.config import MAX_OBSERVATION_CHARS, SEAT_ROTATIONS, TrialConfig
+from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.memory import (
     EpisodeRecord,
     Step,
@@ -31,17 +31,16 @@ from mage_envs.meta.memory import (
     render_steps,
     shown_action,
 )
-from mage_envs.meta.pettingzoo_env import PettingZooTextEnv
-from mage_envs.meta.settings import SEAT_ROTATIONS, check_settings
-from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates, check_templates
-from mage_envs.meta.text_adapter import TextAdapter, TextWrapper, fit_text, text_space
 from mage_envs.meta.trial import TrialResult
-from mage_envs.text import MAX_TEXT_CHARS
+from mage_envs.text import fit_text, text_space
 
-__all__ = ["MetaEpisodeWrapper", "SEAT_ROTATIONS", "default_success"]
-
-MAX_OBSERVATION_CHARS = 2 * MAX_TEXT_CHARS
-"""Default bound on a trial observation (memory is cut from its oldest end to fit)."""
+__all__ = [
+    "MAX_OBSERVATION_CHARS",
+    "MetaEpisodeWrapper",
+    "SEAT_ROTATIONS",
+    "TrialState",
+    "default_success",
+]
 
 
 def default_success(episode_return: float, info: dict[str, Any]) -> bool:
@@ -56,46 +55,13 @@ def default_success(episode_return: float, info: dict[str, Any]) -> bool:
     return episode_return > 0
 
 
-_INVALID_ANSWER_RULES = {"invalid_action_penalty": 0.0, "max_invalid_actions": 5}
-"""Settings of the invalid-answer rules the wrapper applies to envs it converts, with defaults."""
-
-
-def _with_defaults(text_kwargs: dict[str, Any]) -> dict[str, Any]:
-    unset = {k: v for k, v in _INVALID_ANSWER_RULES.items() if text_kwargs.get(k) is None}
-    return {**text_kwargs, **unset}
-
-
-def as_text_env(env: Any, learner: str | None, opponents: Any, **text_kwargs: Any) -> gym.Env:
-    """Return ``env`` as a text Gymnasium env: PettingZoo envs and non-text spaces are converted."""
-    if isinstance(env, AECEnv | ParallelEnv):
-        return PettingZooTextEnv(
-            env, learner=learner, opponents=opponents, **_with_defaults(text_kwargs)
-        )
-    if learner is not None or opponents is not None:
-        raise TypeError(
-            "learner= and opponents= apply to PettingZoo envs; a Gymnasium env takes its "
-            "opponent when it is made (e.g. gym.make(id, opponent=...))."
-        )
-    if not isinstance(env, gym.Env):
-        raise TypeError(f"Expected a Gymnasium or PettingZoo env, not {type(env).__name__}.")
-    text = isinstance(env.observation_space, spaces.Text) and isinstance(
-        env.action_space, spaces.Text
-    )
-    if text and text_kwargs.get("adapter") is None:
-        given = [k for k in _INVALID_ANSWER_RULES if text_kwargs.get(k) is not None]
-        if given:
-            raise ValueError(
-                f"{' and '.join(given)}: only for envs the wrapper converts to text. This env "
-                f"is already text and applies its own invalid-answer rules: set them where it "
-                f"is made, e.g. gym.make(id, invalid_action_penalty=...) (make_trial does that "
-                f"for the settings the env takes)."
-            )
-        return env
-    return TextWrapper(env, **_with_defaults(text_kwargs))
-
-
 class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstructorArgs):
     """Turns an env into trials of ``num_episodes`` episodes with reflections and memory.
+
+    The settings are those of :class:`~mage_envs.meta.config.TrialConfig` (how the trial runs)
+    and of :class:`~mage_envs.meta.convert.TextConversion` (how a non-text or PettingZoo env
+    becomes text), given one by one as below, or built beforehand and passed as ``config=`` and
+    ``conversion=``.
 
     Args:
         env: A Gymnasium env (text or not), or a PettingZoo AEC / parallel env.
@@ -132,8 +98,11 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         max_invalid_actions: For envs the wrapper converts to text: invalid answers in a row that
             truncate the episode (default 5). A text env raises, as above.
         pass_options: Whether the inner env takes ``reset(options={"seat", "keep_opponent"})``.
-            Default: True for the suite's envs, False otherwise (a plain env may reject options).
+            Default: what the env declares in ``metadata["reset_options"]`` (the suite's games and
+            PettingZoo envs do; a plain env may reject options).
         max_observation_chars: Bound on an observation; the oldest memory is cut to fit.
+        config: A ready :class:`~mage_envs.meta.config.TrialConfig` (instead of its settings).
+        conversion: A ready :class:`~mage_envs.meta.convert.TextConversion`.
 
     Example:
         >>> import gymnasium as gym
@@ -148,64 +117,37 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         env: Any,
         num_episodes: int = 3,
         *,
-        learner: str | None = None,
-        opponents: Any = None,
-        same_task: bool = True,
-        stop_on_success: bool = False,
-        reflection: bool = True,
-        memory: str = "reflection_only",
-        max_reflection_chars: int = 2000,
-        max_history_chars: int = 2000,
-        history_steps: int = 0,
-        seat_rotation: str | None = None,
-        success_fn: Callable[[float, dict[str, Any]], bool] | None = None,
-        templates: Templates = DEFAULT_TEMPLATES,
-        reflection_prompt: str | None = None,
-        adapter: TextAdapter | None = None,
-        invalid_action_penalty: float | None = None,
-        max_invalid_actions: int | None = None,
-        pass_options: bool | None = None,
-        max_observation_chars: int = MAX_OBSERVATION_CHARS,
+        config: TrialConfig | None = None,
+        conversion: TextConversion | None = None,
+        **settings: Any,
     ) -> None:
-        recorded = {k: v for k, v in locals().items() if k not in ("self", "env", "__class__")}
-        gym.utils.RecordConstructorArgs.__init__(self, **recorded)
-        check_settings(recorded)
-        inner = as_text_env(
-            env,
-            learner,
-            opponents,
-            adapter=adapter,
-            invalid_action_penalty=invalid_action_penalty,
-            max_invalid_actions=max_invalid_actions,
+        gym.utils.RecordConstructorArgs.__init__(
+            self, num_episodes=num_episodes, config=config, conversion=conversion, **settings
         )
+        config, conversion = _split_settings(num_episodes, config, conversion, settings)
+        inner = conversion.apply(env)
         super().__init__(inner)
-        self.num_episodes = int(num_episodes)
-        self.same_task = bool(same_task)
-        self.stop_on_success = bool(stop_on_success)
-        self.reflection = bool(reflection)
-        self.memory = memory
-        self.max_reflection_chars = int(max_reflection_chars)
-        self.max_history_chars = int(max_history_chars)
-        self.history_steps = int(history_steps)
-        self.seat_rotation = seat_rotation
-        self.success_fn = success_fn or default_success
-        if reflection_prompt is not None:
-            templates = Templates(**{**templates.__dict__, "reflection_prompt": reflection_prompt})
-        check_templates(templates)
-        # Templates are cleaned once, so composed observations need no per-step charset scan.
-        self.templates = Templates(**{k: fit_text(v) for k, v in vars(templates).items()})
-        self.pass_options = _accepts_options(inner) if pass_options is None else bool(pass_options)
-        if seat_rotation is not None and not self.pass_options:
+        self.config = config
+        self.success_fn = config.success_fn or default_success
+        self.templates = config.templates
+        self.pass_options = (
+            _accepts_options(inner) if config.pass_options is None else bool(config.pass_options)
+        )
+        if config.seat_rotation is not None and not self.pass_options:
             raise ValueError(
                 "seat_rotation needs an env whose reset takes options={'seat': ...}; pass "
                 "pass_options=True if yours does."
             )
-        self.max_observation_chars = int(max_observation_chars)
-        self.observation_space = text_space(self.max_observation_chars)
+        self.observation_space = text_space(config.max_observation_chars)
         self.action_space = text_space()
-        self._rng = None
-        self._phase = "done"
+        self._rng: random.Random | None = None
+        self._trial: TrialState | None = None
         self._warned_restart = False
+
+    @property
+    def num_episodes(self) -> int:
+        """Episodes per trial (from :attr:`config`)."""
+        return self.config.num_episodes
 
     # -- Gymnasium API -------------------------------------------------------------------------
 
@@ -221,63 +163,59 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         if seed is not None or self._rng is None:
             # The stdlib generator: a trial pays for its seeding, and numpy's costs twice as much.
             self._rng = random.Random(seed)
-        count = self.num_episodes
-        if self.same_task:
+        count = self.config.num_episodes
+        if self.config.same_task:
             # The trial's seed is the task's seed: trial s replays what env.reset(seed=s) deals.
             task = seed if seed is not None else self._rng.getrandbits(31)
-            self._seeds = [task] * count
+            seeds = [task] * count
         else:
-            self._seeds = [self._rng.getrandbits(31) for _ in range(count)]
-        self._seats = self._draw_seats()
-        self._user_options = dict(options or {})
-        self._records: list[EpisodeRecord] = []
-        self._reflections: list[str] = []
-        self._invalid = 0
-        self._first_observation = None
-        obs, info = self._start_episode(0)
-        return obs, info
+            seeds = [self._rng.getrandbits(31) for _ in range(count)]
+        self._trial = TrialState(seeds, self._draw_seats(), dict(options or {}))
+        return self._start_episode(0)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play one step, or store a reflection in the reflection phase."""
-        if self._phase == "done":
+        trial = self._trial
+        if trial is None or trial.phase == "done":
             raise RuntimeError("The trial is over (or never started): call reset().")
-        if self._phase == "reflect":
+        if trial.phase == "reflect":
             answer = extract_reflection(
-                action, self.templates.reflection_tag, self.max_reflection_chars
+                action, self.templates.reflection_tag, self.config.max_reflection_chars
             )
-            self._reflections.append(answer)
-            obs, info = self._start_episode(len(self._records))
+            trial.reflections.append(answer)
+            obs, info = self._start_episode(len(trial.records))
             return obs, 0.0, False, False, info
         return self._play(action)
 
     # -- play ----------------------------------------------------------------------------------
 
     def _play(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        seen, record = self._inner_obs, self._current
+        trial = self._trial
+        seen, record = trial.inner_obs, trial.current
         obs, reward, terminated, truncated, inner_info = self.env.step(action)
         reward = float(reward)
         record.steps.append(Step(seen, shown_action(action), reward))
         record.episode_return += reward
-        self._invalid += int(bool(inner_info.get("invalid_action", False)))
-        self._inner_obs, self._inner_info = fit_text(obs), inner_info
-        index = len(self._records)
+        trial.invalid += int(bool(inner_info.get("invalid_action", False)))
+        trial.inner_obs, trial.inner_info = fit_text(obs), inner_info
+        index = len(trial.records)
         if not (terminated or truncated):
             return self._play_observation(), reward, False, False, self._info(index, "play")
-        record.final_observation = self._inner_obs
+        record.final_observation = trial.inner_obs
         record.success = bool(self.success_fn(record.episode_return, inner_info))
-        self._records.append(record)
+        trial.records.append(record)
         info = self._info(index, "play")
         info.update(
             episode_return=record.episode_return,
             episode_success=record.success,
             episode_truncated=bool(truncated),
         )
-        if index == self.num_episodes - 1 or (self.stop_on_success and record.success):
-            self._phase = "done"
+        if index == self.num_episodes - 1 or (self.config.stop_on_success and record.success):
+            trial.phase = "done"
             info["trial"] = self.result().to_dict()
             return self._final_observation(), reward, True, False, info
-        if self.reflection:
-            self._phase = "reflect"
+        if self.config.reflection:
+            trial.phase = "reflect"
             info["phase"] = "reflect"
             return self._reflection_observation(), reward, False, False, info
         next_obs, next_info = self._start_episode(index + 1)
@@ -290,44 +228,50 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         return next_obs, reward, False, False, next_info
 
     def _start_episode(self, index: int) -> tuple[str, dict[str, Any]]:
-        options = dict(self._user_options)
+        trial, config = self._trial, self.config
+        options = dict(trial.user_options)
         if self.pass_options:
-            if self._seats[index] is not None:
-                options["seat"] = self._seats[index]
+            if trial.seats[index] is not None:
+                options["seat"] = trial.seats[index]
             # A replayed seed already redraws the same opponent; keep_opponent is only needed
             # when episodes have different seeds (and would change the env's random stream).
-            if index > 0 and not self.same_task:
+            if index > 0 and not config.same_task:
                 options["keep_opponent"] = True
-        obs, inner_info = self.env.reset(seed=self._seeds[index], options=options or None)
-        self._inner_obs, self._inner_info = fit_text(obs), inner_info
-        self._current = EpisodeRecord(
+        obs, inner_info = self.env.reset(seed=trial.seeds[index], options=options or None)
+        trial.inner_obs, trial.inner_info = fit_text(obs), inner_info
+        trial.current = EpisodeRecord(
             opponent=_as_name(inner_info.get("opponent")), seat=_as_name(inner_info.get("seat"))
         )
-        self._phase = "play"
+        trial.phase = "play"
         # Fixed for the whole episode: rendered once, not at every step.
-        self._header = self.templates.attempt.format(
+        trial.header = self.templates.attempt.format(
             attempt=index + 1, num_episodes=self.num_episodes
         )
-        self._memory_text = render_memory(
-            self._records, self._reflections, self.memory, self.templates, self.max_history_chars
+        trial.memory_text = render_memory(
+            trial.records,
+            trial.reflections,
+            config.memory,
+            self.templates,
+            config.max_history_chars,
         )
         self._check_restart(index)
         return self._play_observation(), self._info(index, "play")
 
     def _check_restart(self, index: int) -> None:
         """Warn once if replaying the seed did not give the same first observation."""
+        trial = self._trial
         if index == 0:
-            self._first_observation = self._inner_obs
+            trial.first_observation = trial.inner_obs
             return
-        restarted = self._inner_obs == self._first_observation
-        if self.same_task and self.seat_rotation != "episode" and not restarted:
-            if not self._warned_restart:
-                warnings.warn(
-                    "same_task=True but the inner env's first observation changed between "
-                    "episodes of a trial: its reset is not determined by the seed.",
-                    stacklevel=3,
-                )
-                self._warned_restart = True
+        restarted = trial.inner_obs == trial.first_observation
+        replays = self.config.same_task and self.config.seat_rotation != "episode"
+        if replays and not restarted and not self._warned_restart:
+            warnings.warn(
+                "same_task=True but the inner env's first observation changed between "
+                "episodes of a trial: its reset is not determined by the seed.",
+                stacklevel=3,
+            )
+            self._warned_restart = True
 
     # -- results -------------------------------------------------------------------------------
 
@@ -339,42 +283,46 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         Raises:
             RuntimeError: If no episode of the trial has finished yet.
         """
-        if not self._records:
+        trial = self._trial
+        if trial is None or not trial.records:
             raise RuntimeError("No episode of this trial has finished yet.")
-        records = self._records
+        records = trial.records
         return TrialResult.from_episodes(
             [r.episode_return for r in records],
             [r.success for r in records],
             num_episodes=self.num_episodes,
             opponents=[r.opponent for r in records],
             seats=[r.seat for r in records],
-            invalid_actions=self._invalid,
-            reflections=list(self._reflections),
+            invalid_actions=trial.invalid,
+            reflections=list(trial.reflections),
             lengths=[len(r.steps) for r in records],
-            stopped_early=self._phase == "done" and len(records) < self.num_episodes,
+            stopped_early=trial.phase == "done" and len(records) < self.num_episodes,
         )
 
     # -- text ----------------------------------------------------------------------------------
 
     def _info(self, index: int, phase: str) -> dict[str, Any]:
-        info = dict(self._inner_info)
-        info.update(phase=phase, episode_index=index, step_in_episode=len(self._current.steps))
+        trial = self._trial
+        info = dict(trial.inner_info)
+        info.update(phase=phase, episode_index=index, step_in_episode=len(trial.current.steps))
         return info
 
     def _play_observation(self) -> str:
-        t, header, memory = self.templates, self._header, self._memory_text
+        trial, t, history_steps = self._trial, self.templates, self.config.history_steps
+        header, memory, played = trial.header, trial.memory_text, trial.current.steps
         recent = ""
-        steps = self._current.steps[-self.history_steps :] if self.history_steps else []
+        steps = played[-history_steps:] if history_steps else []
         if steps:
-            first = len(self._current.steps) - len(steps) + 1
+            first = len(played) - len(steps) + 1
             recent = t.recent_header.format(n=len(steps)) + "\n" + render_steps(steps, t, first)
         if not memory and not recent:
-            return self._fit(header + "\n\n", "", self._inner_obs)
+            return self._fit(header + "\n\n", "", trial.inner_obs)
         before = "\n\n".join(p for p in (memory, recent) if p)
-        return self._fit(header + "\n", before, "\n\n" + t.current + "\n" + self._inner_obs)
+        return self._fit(header + "\n", before, "\n\n" + t.current + "\n" + trial.inner_obs)
 
     def _reflection_observation(self) -> str:
-        t, record = self.templates, self._records[-1]
+        t, records = self.templates, self._trial.records
+        record = records[-1]
         trajectory = "\n".join(
             p
             for p in (
@@ -384,25 +332,26 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             if p
         )
         prompt = t.reflection_prompt.format(
-            attempt=len(self._records),
+            attempt=len(records),
             num_episodes=self.num_episodes,
             outcome=outcome(record, t),
             trajectory="{trajectory}",
-            next_start=t.same_task if self.same_task else t.new_task,
-            max_chars=self.max_reflection_chars,
+            next_start=t.same_task if self.config.same_task else t.new_task,
+            max_chars=self.config.max_reflection_chars,
         )
         head, found, tail = prompt.partition("{trajectory}")
         return self._fit(head, trajectory if found else "", tail)
 
     def _final_observation(self) -> str:
+        trial = self._trial
         header = self.templates.attempt.format(
-            attempt=len(self._records), num_episodes=self.num_episodes
+            attempt=len(trial.records), num_episodes=self.num_episodes
         )
-        return self._fit(header + "\n\n", "", self._inner_obs)
+        return self._fit(header + "\n\n", "", trial.inner_obs)
 
     def _fit(self, head: str, middle: str, tail: str) -> str:
         """Join the parts; cut ``middle`` (memory) from its oldest end, then ``tail``, to fit."""
-        limit = self.max_observation_chars
+        limit = self.config.max_observation_chars
         if len(head) + len(middle) + len(tail) <= limit:  # the common case
             return head + middle + tail
         tail = tail[: max(limit - len(head), 0)]
@@ -410,12 +359,48 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         return (head + middle + tail)[:limit]
 
     def _draw_seats(self) -> list[str | None]:
-        if self.seat_rotation is None:
-            return [None] * self.num_episodes
+        rotation, count = self.config.seat_rotation, self.config.num_episodes
+        if rotation is None:
+            return [None] * count
         first = self._rng.getrandbits(1)
-        if self.seat_rotation == "trial":
-            return [("first", "second")[first]] * self.num_episodes
-        return [("first", "second")[(first + k) % 2] for k in range(self.num_episodes)]
+        if rotation == "trial":
+            return [("first", "second")[first]] * count
+        return [("first", "second")[(first + k) % 2] for k in range(count)]
+
+
+@dataclass
+class TrialState:
+    """Everything one trial changes, created at ``reset`` (the wrapper keeps only its settings).
+
+    Attributes:
+        seeds: The reset seed of each episode.
+        seats: The seat of each episode (``None``: the env's own).
+        user_options: The options given to ``reset``, forwarded to every inner reset.
+        records: The finished episodes.
+        reflections: The reflection written after each finished non-final episode.
+        invalid: Invalid answers so far.
+        phase: ``"play"``, ``"reflect"`` or ``"done"``.
+        current: The episode being played.
+        inner_obs: The inner env's last observation, within the charset.
+        inner_info: The inner env's last info.
+        first_observation: The first observation of episode 1 (to check that seeds replay).
+        header: The "Attempt k of N" line of the current episode.
+        memory_text: The memory shown during the current episode.
+    """
+
+    seeds: list[int]
+    seats: list[str | None]
+    user_options: dict[str, Any]
+    records: list[EpisodeRecord] = field(default_factory=list)
+    reflections: list[str] = field(default_factory=list)
+    invalid: int = 0
+    phase: str = "play"
+    current: EpisodeRecord = field(default_factory=EpisodeRecord)
+    inner_obs: str = ""
+    inner_info: dict[str, Any] = field(default_factory=dict)
+    first_observation: str | None = None
+    header: str = ""
+    memory_text: str = ""
 
 
 TRIAL_RESET_OPTIONS = ("seat", "keep_opponent")
@@ -425,6 +410,30 @@ TRIAL_RESET_OPTIONS = ("seat", "keep_opponent")
 def _accepts_options(env: gym.Env) -> bool:
     declared = (getattr(env.unwrapped, "metadata", None) or {}).get("reset_options", ())
     return set(TRIAL_RESET_OPTIONS) <= set(declared)
+
+
+def _split_settings(
+    num_episodes: int,
+    config: TrialConfig | None,
+    conversion: TextConversion | None,
+    settings: dict[str, Any],
+) -> tuple[TrialConfig, TextConversion]:
+    """Route keyword settings to the trial config and the text conversion (a typo is an error)."""
+    trial_names, text_names = TrialConfig.field_names(), TextConversion.field_names()
+    unknown = sorted(set(settings) - trial_names - text_names)
+    if unknown:
+        raise TypeError(
+            f"MetaEpisodeWrapper got unknown settings {unknown}. Trial settings: "
+            f"{', '.join(sorted(trial_names))}; text conversion: {', '.join(sorted(text_names))}."
+        )
+    trial = {k: v for k, v in settings.items() if k in trial_names}
+    text = {k: v for k, v in settings.items() if k in text_names}
+    if config is None:
+        config = TrialConfig(num_episodes=num_episodes, **trial)
+    elif trial or num_episodes != 3:
+        config = replace(config, num_episodes=num_episodes, **trial)
+    conversion = TextConversion(**text) if conversion is None else replace(conversion, **text)
+    return config, conversion
 
 
 def _as_name(value: Any) -> str | None:

@@ -3,7 +3,9 @@
 - :class:`Opponent` is the protocol (``name``, ``reset(seed, player)``, ``act(view)``); a
   :class:`PolicyOpponent` also states its ``action_probabilities``, so exact tools can read it.
 - :func:`make_opponent` builds one from a name (:func:`opponent_names` lists them); a name that
-  does not exist or does not fit the game raises, never falling back to random play.
+  does not exist or does not fit the game raises, never falling back to random play. Every name
+  and preset lives in one registry (:mod:`mage_envs.opponents.registry`): register a new style
+  with :func:`register_opponent` and it appears in the lists, the bounds table and the docs.
 - :class:`Population` draws one member per trial; :data:`PRESETS` holds MAGE's pools.
 - :func:`play_match` is a referee: K seeded games, mean payoff and a 95% confidence interval.
 """
@@ -18,9 +20,18 @@ from mage_envs.opponents.base import (
 from mage_envs.opponents.cfr import CFROpponent, equilibrium_policy
 from mage_envs.opponents.kuhn import KUHN_STYLES, KuhnStyle
 from mage_envs.opponents.mcts import MCTSOpponent
-from mage_envs.opponents.population import PRESETS, Population, as_population, population_names
+from mage_envs.opponents.population import PRESETS, Population, as_population
 from mage_envs.opponents.referee import MatchResult, play_match
-from mage_envs.opponents.registry import make_opponent, opponent_names, register_opponent
+from mage_envs.opponents.registry import (
+    OpponentEntry,
+    make_opponent,
+    opponent_entries,
+    opponent_names,
+    opponents_markdown,
+    population_names,
+    register_opponent,
+    register_population,
+)
 from mage_envs.opponents.tic_tac_toe import (
     TIC_TAC_TOE_STYLES,
     PerfectPlayOpponent,
@@ -35,6 +46,7 @@ __all__ = [
     "MCTSOpponent",
     "MatchResult",
     "Opponent",
+    "OpponentEntry",
     "PRESETS",
     "PerfectPlayOpponent",
     "PolicyOpponent",
@@ -48,8 +60,11 @@ __all__ = [
     "equilibrium_policy",
     "is_perfect_information",
     "make_opponent",
+    "opponent_entries",
     "opponent_names",
+    "opponents_markdown",
     "play_match",
     "population_names",
     "register_opponent",
+    "register_population",
 ]

@@ -26,7 +26,12 @@ import numpy as np
 import pyspiel
 
 from mage_envs.opponents.base import Opponent
-from mage_envs.opponents.registry import make_opponent
+from mage_envs.opponents.registry import (
+    make_opponent,
+    population_names,
+    register_population,
+    registered_population,
+)
 
 __all__ = ["Population", "PRESETS", "population_names", "as_population"]
 
@@ -91,10 +96,6 @@ class Population:
         """Build every member for ``game`` (an unknown or unfit name raises ``ValueError``)."""
         return [make_opponent(spec, game) for spec in self.specs]
 
-    def sample(self, rng: np.random.Generator, game: pyspiel.Game) -> Opponent:
-        """Draw a member and build it for ``game``."""
-        return make_opponent(self.specs[self.draw(rng)], game)
-
     def __repr__(self) -> str:
         members = ", ".join(
             f"{n}: {w:.3g}" for n, w in zip(self.member_names(), self.weights, strict=True)
@@ -116,12 +117,10 @@ PRESETS: dict[str, Population] = {
     "mage-ttt-eval": Population({"mcts-100": 1.0}, "mage-ttt-eval"),
     "mcts-1000": Population({"mcts-1000": 1.0}, "mcts-1000"),
 }
-"""Preset name -> population (see the module docstring)."""
+"""Preset name -> population (see the module docstring); each is registered as a preset name."""
 
-
-def population_names() -> list[str]:
-    """Return the preset population names, sorted."""
-    return sorted(PRESETS)
+for _preset in PRESETS.values():
+    register_population(_preset)
 
 
 def as_population(spec: Spec | Population | None) -> Population:
@@ -132,8 +131,8 @@ def as_population(spec: Spec | Population | None) -> Population:
     """
     if isinstance(spec, Population):
         return spec
-    if isinstance(spec, str) and spec in PRESETS:
-        return PRESETS[spec]
+    if isinstance(spec, str) and registered_population(spec) is not None:
+        return registered_population(spec)
     if spec is None:
         return Population([("random", 1.0)], "random")
     name = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)

@@ -1,16 +1,20 @@
-"""Build opponents from names, so configs and ``gym.make(..., opponent="random")`` can name them.
+"""The opponent registry: every opponent name and every population preset, in one place.
 
-Names: ``random``; Kuhn poker styles (``conservative``, ``aggressive``, ``balanced``,
-``always-pass``, ``always-bet``); ``cfr`` and ``cfr-argmax`` (any two-player zero-sum game);
-``mcts-N`` for any N >= 1 (perfect-information games); tic-tac-toe styles (``order-center``,
-``order-corners``, ``order-edges``, ``order-rows``, ``biased-random``, ``perfect``). A name that
-does not fit the game raises a clear error: there is never a silent fallback to random play.
+:func:`register_opponent` makes a name buildable by :func:`make_opponent` (and by
+``gym.make(..., opponent=name)``); :func:`register_population` makes a preset name usable
+wherever an opponent name is. Everything that lists opponents reads this registry: the error for
+an unknown name, :func:`opponent_names`, the bounds table (:mod:`mage_envs.bounds`) and the table
+in ``docs/opponents.md`` (:func:`opponents_markdown`), so a new style appears everywhere by being
+registered. A name that does not fit the game raises a clear error: there is never a silent
+fallback to random play. ``mcts-N`` is accepted for any N >= 1.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import pyspiel
 
@@ -20,30 +24,94 @@ from mage_envs.opponents.kuhn import KUHN_STYLES
 from mage_envs.opponents.mcts import MCTSOpponent
 from mage_envs.opponents.tic_tac_toe import TIC_TAC_TOE_STYLES, PerfectPlayOpponent
 
-__all__ = ["make_opponent", "opponent_names", "register_opponent"]
+__all__ = [
+    "OpponentEntry",
+    "make_opponent",
+    "opponent_entries",
+    "opponent_names",
+    "opponents_markdown",
+    "population_names",
+    "registered_population",
+    "register_opponent",
+    "register_population",
+]
 
 Factory = Callable[[pyspiel.Game], Opponent]
-_FACTORIES: dict[str, Factory] = {}
-_SUPPORTS: dict[str, Callable[[pyspiel.Game], bool]] = {}
 _MCTS_NAME = re.compile(r"mcts-([1-9][0-9]*)")
 
 
-def register_opponent(
-    name: str, factory: Factory, supports: Callable[[pyspiel.Game], bool] | None = None
-) -> None:
-    """Make ``name`` buildable by :func:`make_opponent`.
+@dataclass(frozen=True)
+class OpponentEntry:
+    """One registered opponent.
 
-    Args:
-        name: The opponent's name.
+    Attributes:
+        name: The name configs and ``gym.make(..., opponent=...)`` use.
         factory: Receives the OpenSpiel game and returns a fresh opponent.
-        supports: Optional predicate on the game; :func:`make_opponent` refuses other games with a
-            clear error, and :func:`opponent_names` uses it to filter by game.
+        supports: Predicate on the game (``None``: any game); other games are refused.
+        games: The games it plays, in words (for the docs table).
+        description: What it does, in one line (for the docs table).
+        bounds: Whether the bounds table lists it (False for the reference player itself).
     """
+
+    name: str
+    factory: Factory
+    supports: Callable[[pyspiel.Game], bool] | None = None
+    games: str = "any"
+    description: str = ""
+    bounds: bool = True
+
+    def fits(self, game: pyspiel.Game) -> bool:
+        """Whether this opponent can play ``game``."""
+        return self.supports is None or self.supports(game)
+
+
+# One table per field, keyed by name: registration order is the order of every list.
+_FACTORIES: dict[str, Factory] = {}
+_SUPPORTS: dict[str, Callable[[pyspiel.Game], bool]] = {}
+_ABOUT: dict[str, tuple[str, str, bool]] = {}  # games, description, bounds
+_POPULATIONS: dict[str, Any] = {}
+
+
+def register_opponent(
+    name: str,
+    factory: Factory,
+    supports: Callable[[pyspiel.Game], bool] | None = None,
+    *,
+    games: str = "any",
+    description: str = "",
+    bounds: bool = True,
+) -> None:
+    """Make ``name`` buildable by :func:`make_opponent` (the fields of :class:`OpponentEntry`)."""
     _FACTORIES[name] = factory
     if supports is not None:
         _SUPPORTS[name] = supports
     else:
         _SUPPORTS.pop(name, None)
+    _ABOUT[name] = (games, description, bounds)
+
+
+def register_population(population: Any) -> None:
+    """Make a population's ``name`` usable wherever an opponent name is (a preset)."""
+    _POPULATIONS[population.name] = population
+
+
+def registered_population(name: str) -> Any | None:
+    """Return the preset population called ``name``, or ``None``."""
+    return _POPULATIONS.get(name)
+
+
+def population_names() -> list[str]:
+    """Return the preset population names, sorted."""
+    return sorted(_POPULATIONS)
+
+
+def opponent_entries(game: pyspiel.Game | None = None) -> list[OpponentEntry]:
+    """Return the registered opponents (those that fit ``game`` if given), in registration order."""
+    entries = [
+        OpponentEntry(name, factory, _SUPPORTS.get(name), *_ABOUT.get(name, ("any", "", True)))
+        for name, factory in _FACTORIES.items()
+    ]
+    return [e for e in entries if game is None or e.fits(game)]
 
 
 def opponent_names(game: pyspiel.Game | None = None) -> list[str]:
@@ -56,21 +124,15 @@ def opponent_names(game: pyspiel.Game | None = None) -> list[str]:
         >>> opponent_names(pyspiel.load_game("kuhn_poker"))[:3]
         ['aggressive', 'always-bet', 'always-pass']
     """
-    names = [
-        name
-        for name in _FACTORIES
-        if game is None or name not in _SUPPORTS or _SUPPORTS[name](game)
-    ]
-    return sorted(names)
+    return sorted(entry.name for entry in opponent_entries(game))
 
 
 def make_opponent(spec: str | Opponent | None, game: pyspiel.Game) -> Opponent:
     """Turn an opponent spec into an opponent for ``game``.
 
     Args:
-        spec: ``None`` (uniform random legal play), a registered name (see the module docstring),
-            or an object that already follows the :class:`~mage_envs.opponents.base.Opponent`
-            protocol.
+        spec: ``None`` (uniform random legal play), a registered name, or an object that already
+            follows the :class:`~mage_envs.opponents.base.Opponent` protocol.
         game: The OpenSpiel game the opponent will play.
 
     Raises:
@@ -95,8 +157,6 @@ def _build(name: str, game: pyspiel.Game) -> Opponent:
     if match:
         return MCTSOpponent(game, simulations=int(match.group(1)))
     if name not in _FACTORIES:
-        from mage_envs.opponents.population import population_names  # a cycle at import time
-
         raise ValueError(
             f"Unknown opponent {name!r}. Valid names: {', '.join(opponent_names())} "
             f"(mcts-N for any N >= 1); populations: {', '.join(population_names())}."
@@ -109,16 +169,19 @@ def _build(name: str, game: pyspiel.Game) -> Opponent:
     return _FACTORIES[name](game)
 
 
-def _short_name(game: pyspiel.Game) -> str:
-    return game.get_type().short_name
+def opponents_markdown() -> str:
+    """Return the table of registered opponents that ``docs/opponents.md`` shows."""
+    rows = ["| name | games | what it does |", "|---|---|---|"]
+    rows += [f"| `{e.name}` | {e.games} | {e.description} |" for e in opponent_entries()]
+    return "\n".join(rows)
 
 
 def _is_kuhn(game: pyspiel.Game) -> bool:
-    return _short_name(game) == "kuhn_poker" and game.num_players() == 2
+    return game.get_type().short_name == "kuhn_poker" and game.num_players() == 2
 
 
 def _is_tic_tac_toe(game: pyspiel.Game) -> bool:
-    return _short_name(game) == "tic_tac_toe"
+    return game.get_type().short_name == "tic_tac_toe"
 
 
 def _is_solvable(game: pyspiel.Game) -> bool:
@@ -127,17 +190,64 @@ def _is_solvable(game: pyspiel.Game) -> bool:
     return not solvability_problems(game) and not is_perfect_information(game)
 
 
-register_opponent("random", lambda game: RandomOpponent())
-for _name, _style in KUHN_STYLES.items():
-    register_opponent(_name, lambda game, s=_style: s(), supports=_is_kuhn)
-for _name, _style in TIC_TAC_TOE_STYLES.items():
-    register_opponent(_name, lambda game, s=_style: s(), supports=_is_tic_tac_toe)
-register_opponent("perfect", PerfectPlayOpponent, supports=_is_tic_tac_toe)
-register_opponent("cfr", lambda game: CFROpponent(game, "sample"), supports=_is_solvable)
-register_opponent("cfr-argmax", lambda game: CFROpponent(game, "argmax"), supports=_is_solvable)
+_KUHN = {
+    "conservative": "bets and calls only with a King",
+    "aggressive": "always bets when it can; facing a bet folds a Jack, calls otherwise",
+    "balanced": 'MAGE\'s "intermediate": King bets/calls, Jack checks/folds, Queen bets when not '
+    "facing a bet and folds to one",
+    "always-pass": "passes (checks or folds) every time",
+    "always-bet": "bets (bets or calls) every time",
+}
+_TIC_TAC_TOE = {
+    "biased-random": "random cell, weights centre 4, corners 2, edges 1",
+    "order-center": "first free cell of the order centre, corners, edges",
+    "order-corners": "first free cell of the order corners, centre, edges",
+    "order-edges": "first free cell of the order edges, centre, corners",
+    "order-rows": "first free cell, row by row",
+}
+
+register_opponent("random", lambda game: RandomOpponent(), description="uniform over legal moves")
+for _name, _words in _KUHN.items():
+    register_opponent(
+        _name, lambda game, s=KUHN_STYLES[_name]: s(), _is_kuhn, games="Kuhn", description=_words
+    )
+for _name, _words in _TIC_TAC_TOE.items():
+    register_opponent(
+        _name,
+        lambda game, s=TIC_TAC_TOE_STYLES[_name]: s(),
+        _is_tic_tac_toe,
+        games="tic-tac-toe",
+        description=_words,
+    )
+register_opponent(
+    "perfect",
+    PerfectPlayOpponent,
+    _is_tic_tac_toe,
+    games="tic-tac-toe",
+    description="a seeded uniform choice among the minimax-optimal moves; never loses",
+    bounds=False,  # the reference player the tic-tac-toe bounds table measures against
+)
+_ZERO_SUM = "two-player zero-sum imperfect-information (Kuhn, Leduc, ...)"
+register_opponent(
+    "cfr",
+    lambda game: CFROpponent(game, "sample"),
+    _is_solvable,
+    games=_ZERO_SUM,
+    description="samples CFR's average policy",
+)
+register_opponent(
+    "cfr-argmax",
+    lambda game: CFROpponent(game, "argmax"),
+    _is_solvable,
+    games=_ZERO_SUM,
+    description="plays the argmax of that policy (ties to the lowest action id): MAGE's "
+    "evaluation opponent",
+)
 for _sims in (100, 1000):
     register_opponent(
         f"mcts-{_sims}",
         lambda game, n=_sims: MCTSOpponent(game, simulations=n),
-        supports=is_perfect_information,
+        is_perfect_information,
+        games="perfect-information (tic-tac-toe, connect four, ...)",
+        description=f"OpenSpiel's C++ `MCTSBot`, {_sims} simulations a move (`mcts-N`: any N >= 1)",
     )

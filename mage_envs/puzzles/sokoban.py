@@ -163,10 +163,6 @@ class SokobanLevel:
             return r * self.width + c
         return None
 
-    def is_free(self, cell: int | None) -> bool:
-        """Return whether a box or the player could enter ``cell`` (inside, no wall, no box)."""
-        return cell is not None and cell not in self.walls and cell not in self.boxes
-
     @property
     def boxes_on_targets(self) -> int:
         """Number of boxes that stand on a target."""

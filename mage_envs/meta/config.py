@@ -1,0 +1,116 @@
+"""The settings of a trial, as one frozen dataclass that rejects bad values when it is made.
+
+:class:`TrialConfig` is what :class:`~mage_envs.meta.MetaEpisodeWrapper` reads; every error names
+the setting, the accepted values and the value given. The settings that convert an env to text
+(``learner``, ``opponents``, ``adapter``, the invalid-answer rule) belong to
+:class:`~mage_envs.meta.convert.TextConversion`, not here.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+from mage_envs.meta.memory import MEMORY_MODES
+from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates, check_templates
+from mage_envs.text import MAX_TEXT_CHARS, fit_text
+
+__all__ = ["SEAT_ROTATIONS", "INTEGER_SETTINGS", "MAX_OBSERVATION_CHARS", "TrialConfig"]
+
+SEAT_ROTATIONS = (None, "episode", "trial")
+"""``seat_rotation=``: keep the env's seat, alternate it every episode, or draw it per trial."""
+
+MAX_OBSERVATION_CHARS = 2 * MAX_TEXT_CHARS
+"""Default bound on a trial observation (memory is cut from its oldest end to fit)."""
+
+INTEGER_SETTINGS = {
+    "num_episodes": 1,
+    "max_reflection_chars": 0,
+    "max_history_chars": 0,
+    "history_steps": 0,
+    "max_observation_chars": 1,
+}
+"""The integer settings of a trial and their smallest allowed values."""
+
+
+@dataclass(frozen=True)
+class TrialConfig:
+    """How a trial runs: its episodes, reflections, memory, seats and texts.
+
+    Attributes:
+        num_episodes: Episodes per trial (N). LaMer and MAGE used 3.
+        same_task: True (as LaMer and MAGE): every episode restarts from the same initial state,
+            by replaying the trial's reset seed. False: a new seed per episode, same opponent.
+        stop_on_success: End the trial at the first successful episode (LaMer's and MAGE's
+            evaluation); default False, as training needs all N episodes.
+        reflection: Ask for a reflection after every non-final episode.
+        memory: What earlier episodes leave in later observations: a name in
+            :data:`~mage_envs.meta.memory.MEMORY_MODES`.
+        max_reflection_chars: Stored reflections are cut to this length (2000, as LaMer).
+        max_history_chars: Each earlier episode's history in memory is cut to this length.
+        history_steps: Past steps of the current episode shown above its observation.
+        seat_rotation: ``None`` (the env's own seat), ``"episode"`` (alternate within a trial,
+            first seat drawn from the seed) or ``"trial"`` (one seat per trial, drawn).
+        success_fn: ``f(episode_return, final_info) -> bool`` (``None``: ``default_success``).
+        templates: Every text the wrapper adds (cleaned to the charset once, here).
+        reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
+        pass_options: Whether the inner env takes ``reset(options={"seat", "keep_opponent"})``;
+            ``None``: what the env declares in ``metadata["reset_options"]``.
+        max_observation_chars: Bound on an observation; the oldest memory is cut to fit.
+
+    Raises:
+        ValueError: If a setting has a value it does not accept (the message says which).
+        TypeError: If ``success_fn`` is not callable.
+
+    Example:
+        >>> TrialConfig(num_episodes=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: num_episodes must be an int >= 1, not 0.
+    """
+
+    num_episodes: int = 3
+    same_task: bool = True
+    stop_on_success: bool = False
+    reflection: bool = True
+    memory: str = "reflection_only"
+    max_reflection_chars: int = 2000
+    max_history_chars: int = 2000
+    history_steps: int = 0
+    seat_rotation: str | None = None
+    success_fn: Callable[[float, dict[str, Any]], bool] | None = None
+    templates: Templates = DEFAULT_TEMPLATES
+    reflection_prompt: str | None = None
+    pass_options: bool | None = None
+    max_observation_chars: int = MAX_OBSERVATION_CHARS
+
+    def __post_init__(self) -> None:
+        for name, lowest in INTEGER_SETTINGS.items():
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lowest:
+                raise ValueError(f"{name} must be an int >= {lowest}, not {value!r}.")
+            object.__setattr__(self, name, int(value))
+        if self.memory not in MEMORY_MODES:
+            raise ValueError(f"memory must be one of {tuple(MEMORY_MODES)}, not {self.memory!r}.")
+        if self.seat_rotation not in SEAT_ROTATIONS:
+            raise ValueError(
+                f"seat_rotation must be one of {SEAT_ROTATIONS}, not {self.seat_rotation!r}."
+            )
+        if self.success_fn is not None and not callable(self.success_fn):
+            raise TypeError("success_fn must be a function (episode_return, final_info) -> bool.")
+        for name in ("same_task", "stop_on_success", "reflection"):
+            object.__setattr__(self, name, bool(getattr(self, name)))
+        templates = self.templates
+        if self.reflection_prompt is not None:
+            templates = replace(templates, reflection_prompt=self.reflection_prompt)
+        check_templates(templates)
+        # Cleaned once, so composed observations need no per-step charset scan.
+        cleaned = Templates(**{k: fit_text(v) for k, v in vars(templates).items()})
+        object.__setattr__(self, "templates", cleaned)
+
+    @classmethod
+    def field_names(cls) -> frozenset[str]:
+        """Return the setting names (what ``MetaEpisodeWrapper(**settings)`` routes here)."""
+        return frozenset(f.name for f in fields(cls))

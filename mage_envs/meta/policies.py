@@ -1,0 +1,158 @@
+"""Who plays the other seats of a PettingZoo env: one policy protocol, and the adapters into it.
+
+Every other seat is played by an :class:`AgentPolicy` (``name``, ``reset(seed, agent)``,
+``choose(observation, info, action_space)``). :func:`as_policy` turns each accepted form into one,
+once, when the env builds its policies: ``None`` becomes :class:`RandomLegalPolicy`, a function
+becomes a :class:`FunctionPolicy`, and an OpenSpiel :class:`~mage_envs.opponents.Opponent` (the
+suite's scripted styles, CFR, MCTS) becomes an :class:`OpponentSeat`, which shows it only its
+seat's :class:`~mage_envs.opponents.SeatView`. The play loop then calls ``choose`` and nothing else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+import pyspiel
+from gymnasium import spaces
+
+from mage_envs.meta.text_adapter import legal_mask
+from mage_envs.opponents import Opponent, SeatView
+
+__all__ = ["AgentPolicy", "FunctionPolicy", "OpponentSeat", "RandomLegalPolicy", "as_policy"]
+
+
+@runtime_checkable
+class AgentPolicy(Protocol):
+    """A policy for one agent of a PettingZoo env."""
+
+    name: str
+
+    def reset(self, seed: int | None, agent: str) -> None:
+        """Start a new game as ``agent``, with randomness drawn from ``seed``."""
+
+    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
+        """Return a legal action for the current observation."""
+
+
+class RandomLegalPolicy:
+    """Plays a uniformly random legal action (from the mask or legal ids), else samples the space.
+
+    Example:
+        >>> import numpy as np
+        >>> from gymnasium import spaces
+        >>> policy = RandomLegalPolicy()
+        >>> policy.reset(seed=0, agent="player_0")
+        >>> obs = {"action_mask": np.array([0, 0, 1])}
+        >>> policy.choose(obs, {}, spaces.Discrete(3))
+        2
+    """
+
+    name = "random"
+
+    def __init__(self) -> None:
+        self._rng = np.random.default_rng()
+
+    def reset(self, seed: int | None, agent: str) -> None:
+        """Reseed the generator."""
+        self._rng = np.random.default_rng(seed)
+
+    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
+        """Return a random legal action."""
+        if info and info.get("legal_action_ids"):
+            return int(self._rng.choice(info["legal_action_ids"]))
+        mask = legal_mask(observation, info)
+        if isinstance(action_space, spaces.Discrete):
+            if mask is not None and mask.any():
+                return int(action_space.start) + int(self._rng.choice(np.flatnonzero(mask)))
+            return int(action_space.start) + int(self._rng.integers(int(action_space.n)))
+        action_space.seed(int(self._rng.integers(2**31 - 1)))
+        return action_space.sample()
+
+
+class FunctionPolicy:
+    """Wraps a function ``f(observation, info, action_space) -> action`` as an AgentPolicy."""
+
+    def __init__(self, function: Callable[[Any, dict, spaces.Space], Any], name: str = "") -> None:
+        self.function = function
+        self.name = name or getattr(function, "__name__", "function")
+
+    def reset(self, seed: int | None, agent: str) -> None:
+        """Functions keep no state."""
+
+    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
+        """Call the function."""
+        return self.function(observation, info, action_space)
+
+
+class OpponentSeat:
+    """An OpenSpiel opponent playing a seat of a PettingZoo env whose state is a ``pyspiel.State``.
+
+    Args:
+        opponent: The opponent (``name``, ``reset(seed, player)``, ``act(view)``).
+        agents: The env's ``possible_agents`` (an agent's index is its OpenSpiel seat).
+        acting: Returns the agent id that must act now.
+        state: Returns the env's OpenSpiel state, or ``None`` if it has none.
+    """
+
+    def __init__(
+        self,
+        opponent: Opponent,
+        agents: list[str],
+        acting: Callable[[], str],
+        state: Callable[[], pyspiel.State | None],
+    ) -> None:
+        self.opponent = opponent
+        self.name = opponent.name
+        self._agents, self._acting, self._state = agents, acting, state
+
+    def reset(self, seed: int | None, agent: str) -> None:
+        """Seat the opponent as ``agent`` for a new game."""
+        self.opponent.reset(seed, self._agents.index(agent))
+
+    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> int:
+        """Ask the opponent, showing it the acting seat's view only.
+
+        Raises:
+            TypeError: If the env has no OpenSpiel state to build the view from.
+        """
+        state = self._state()
+        if state is None:
+            raise TypeError(
+                f"Opponent {self.name!r} is an OpenSpiel Opponent, but this env exposes no "
+                f"pyspiel state: give an AgentPolicy or a function instead."
+            )
+        return self.opponent.act(SeatView.from_state(state, self._agents.index(self._acting())))
+
+
+def as_policy(
+    spec: Any,
+    agents: list[str],
+    acting: Callable[[], str],
+    state: Callable[[], pyspiel.State | None],
+) -> AgentPolicy:
+    """Return the :class:`AgentPolicy` for an opponent spec (see the module docstring).
+
+    Args:
+        spec: ``None``, an AgentPolicy, an OpenSpiel Opponent or a function.
+        agents: The env's ``possible_agents`` (for :class:`OpponentSeat`).
+        acting: Returns the agent that must act now (for :class:`OpponentSeat`).
+        state: Returns the env's OpenSpiel state or ``None`` (for :class:`OpponentSeat`).
+
+    Raises:
+        TypeError: If ``spec`` is none of the accepted forms.
+    """
+    if spec is None:
+        return RandomLegalPolicy()
+    if isinstance(spec, AgentPolicy):
+        return spec
+    if isinstance(spec, Opponent):
+        return OpponentSeat(spec, agents, acting, state)
+    if callable(spec):
+        return FunctionPolicy(spec)
+    raise TypeError(
+        f"An opponent must be None, an AgentPolicy (name, reset, choose), an OpenSpiel Opponent "
+        f"(name, reset, act) or a function (observation, info, action_space) -> action, "
+        f"not {type(spec).__name__}."
+    )

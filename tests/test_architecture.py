@@ -1,0 +1,73 @@
+"""The recipes of docs/architecture.md work as written, and do what the page says they do."""
+
+import pathlib
+import re
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+from mage_envs import make_trial
+from mage_envs.opponents import opponent_names, opponents_markdown
+
+PAGE = pathlib.Path(__file__).parent.parent / "docs" / "architecture.md"
+
+
+@pytest.fixture(autouse=True)
+def _forget_recipe_ids():
+    """Unregister the ids a recipe registers, so the page runs again as it did the first time."""
+    yield
+    for env_id in ("my/Nim-v0", "my/Guess-v0"):
+        gym.registry.pop(env_id, None)
+
+
+def recipe(title: str) -> dict:
+    """Run the snippet under ``### title`` as a reader would; return its namespace."""
+    section = PAGE.read_text().split(f"### {title}\n", 1)[1].split("\n### ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+    namespace: dict = {}
+    exec(compile(code, str(PAGE), "exec"), namespace)
+    return namespace
+
+
+def test_a_new_game_is_a_full_env_of_the_suite():
+    recipe("Add a two-player game")
+    env = gym.make("my/Nim-v0", invalid_action_penalty=0.5, seat="random")
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=3)
+    assert "Nim. Piles: " in obs and info["legal_actions"][0].startswith("take ")
+    assert env.step("take 9 from pile 9")[1] == -0.5
+    trial = make_trial("my/Nim-v0", num_episodes=2, opponent="mcts-100", seat_rotation="episode")
+    obs, info = trial.reset(seed=0)
+    assert obs.startswith("Attempt 1 of 2.") and info["legal_actions"]
+
+
+def test_a_new_opponent_appears_wherever_opponents_are_listed():
+    recipe("Add an opponent")
+    assert "check-call" in opponent_names()
+    assert "| `check-call` | Kuhn | checks when it can, calls every bet |" in opponents_markdown()
+    env = gym.make("mage/KuhnPoker-v0", opponent="check-call", seat="second")
+    obs, info = env.reset(seed=0)
+    assert info["legal_actions"] == ["check", "bet"]  # it checked first, as promised
+
+
+def test_a_new_env_is_checked_and_plays_trials():
+    recipe("Add an env")
+    env = gym.make("my/Guess-v0", max_invalid_actions=2)
+    check_env(env.unwrapped, skip_render_check=True)
+    env.reset(seed=0)
+    obs, reward, _, truncated, info = env.step("nine")
+    assert obs.startswith("Invalid move: ") and info["invalid_action"] and not truncated
+    assert env.step("nine")[3] is True  # the second invalid answer in a row stops the game
+
+
+def test_a_new_memory_mode_is_accepted_everywhere_memory_is():
+    from baselines.run import build_parser
+
+    recipe("Add a memory mode")
+    trial = make_trial("mage/KuhnPoker-v0", num_episodes=2, memory="outcomes_only")
+    trial.reset(seed=0)
+    args = build_parser().parse_args(["--memory", "outcomes_only"])
+    assert args.memory == "outcomes_only"
+    with pytest.raises(ValueError, match="memory must be one of"):
+        make_trial("mage/KuhnPoker-v0", memory="no-such-mode")

@@ -1,0 +1,77 @@
+"""Every list of opponents comes from the one registry: docs, bounds, errors, presets."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pyspiel
+import pytest
+
+from mage_envs import bounds
+from mage_envs.opponents import (
+    PRESETS,
+    PolicyOpponent,
+    Population,
+    make_opponent,
+    opponent_names,
+    population_names,
+    register_opponent,
+    register_population,
+    registry,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+KUHN = pyspiel.load_game("kuhn_poker")
+
+
+@pytest.fixture
+def scratch_registry(monkeypatch):
+    """Registrations made in a test are undone after it."""
+    for table in ("_FACTORIES", "_SUPPORTS", "_ABOUT", "_POPULATIONS"):
+        monkeypatch.setattr(registry, table, dict(getattr(registry, table)))
+
+
+def test_docs_table_is_the_registry_table():
+    # A fresh interpreter: other tests register opponents of their own.
+    code = "from mage_envs.opponents import opponents_markdown; print(opponents_markdown())"
+    table = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
+    ).stdout.strip()
+    assert table in (ROOT / "docs" / "opponents.md").read_text()
+
+
+def test_docs_list_every_preset():
+    text = (ROOT / "docs" / "opponents.md").read_text()
+    for name in population_names():
+        assert f"| `{name}` |" in text
+
+
+def test_registry_does_not_import_populations():
+    tree = ast.parse((ROOT / "mage_envs" / "opponents" / "registry.py").read_text())
+    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "mage_envs.opponents.population" not in modules
+
+
+class Cautious(PolicyOpponent):
+    name = "cautious"
+
+    def action_probabilities(self, view):
+        return {a: float(a == min(view.legal_actions)) for a in view.legal_actions}
+
+
+def test_a_registered_style_appears_in_every_list(scratch_registry):
+    register_opponent("cautious", lambda game: Cautious(), games="any", description="passes")
+    assert "cautious" in opponent_names(KUHN)
+    assert "cautious" in bounds.bounds_opponents("kuhn_poker")
+    assert "| `cautious` | any | passes |" in registry.opponents_markdown()
+    with pytest.raises(ValueError, match="cautious"):
+        make_opponent("no-such-style", KUHN)
+    assert bounds.kuhn_bounds("cautious", seat=0).best_response_value > 0
+
+
+def test_a_registered_population_is_a_preset_name(scratch_registry):
+    register_population(Population({"cautious": 1.0, "random": 1.0}, name="mine"))
+    assert "mine" in population_names() and "mine" not in PRESETS
+    with pytest.raises(ValueError, match="populations: .*mine"):
+        make_opponent("no-such-style", KUHN)

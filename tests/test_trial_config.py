@@ -1,0 +1,78 @@
+"""Trial settings as a frozen, validated dataclass; conversion settings on the converter."""
+
+import dataclasses
+
+import gymnasium as gym
+import pytest
+from pettingzoo.classic import rps_v2
+
+import mage_envs  # noqa: F401  (registers the ids)
+from mage_envs import MetaEpisodeWrapper, make_trial
+from mage_envs.meta import TextConversion, TrialConfig
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"num_episodes": 0}, ValueError, "num_episodes must be an int >= 1, not 0"),
+        ({"num_episodes": 2.5}, ValueError, "num_episodes must be an int"),
+        ({"history_steps": -1}, ValueError, "history_steps must be an int >= 0"),
+        ({"memory": "all"}, ValueError, "memory must be one of"),
+        ({"seat_rotation": "hand"}, ValueError, "seat_rotation must be one of"),
+        ({"success_fn": 1}, TypeError, "success_fn must be a function"),
+        ({"reflection_prompt": "{nonsense}"}, ValueError, "reflection_prompt"),
+    ],
+)
+def test_bad_trial_settings_fail_when_the_config_is_made(kwargs, error, message):
+    with pytest.raises(error, match=message):
+        TrialConfig(**kwargs)
+
+
+def test_a_config_is_frozen_and_cleans_its_templates_once():
+    config = TrialConfig(reflection_prompt="Attempt {attempt}: {trajectory} \u2014 reflect.")
+    assert config.templates.reflection_prompt == "Attempt {attempt}: {trajectory} - reflect."
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.num_episodes = 5
+
+
+def test_the_wrapper_takes_a_ready_config_or_the_same_settings_one_by_one():
+    config = TrialConfig(num_episodes=2, memory="history_only", same_task=False)
+    ready = MetaEpisodeWrapper(gym.make("FrozenLake-v1"), config=config)
+    loose = MetaEpisodeWrapper(
+        gym.make("FrozenLake-v1"), num_episodes=2, memory="history_only", same_task=False
+    )
+    assert ready.config == loose.config and ready.num_episodes == 2
+    assert ready.reset(seed=4) == loose.reset(seed=4)
+
+
+def test_a_misspelt_setting_is_an_error_that_lists_the_settings():
+    with pytest.raises(TypeError, match="unknown settings \\['num_episode'\\].*same_task"):
+        MetaEpisodeWrapper(gym.make("FrozenLake-v1"), num_episode=2)
+
+
+def test_conversion_settings_belong_to_the_converter():
+    conversion = TextConversion(max_invalid_actions=1)
+    env = MetaEpisodeWrapper(gym.make("FrozenLake-v1"), num_episodes=2, conversion=conversion)
+    env.reset(seed=0)
+    _, _, _, _, info = env.step("fly")
+    assert info["episode_truncated"] and info["phase"] == "reflect"
+    with pytest.raises(TypeError, match="PettingZoo"):
+        TextConversion(learner="player_0").apply(gym.make("FrozenLake-v1"))
+
+
+def test_envs_declare_the_reset_options_the_wrapper_passes():
+    kuhn = gym.make("mage/KuhnPoker-v0")
+    assert {"seat", "keep_opponent"} <= set(kuhn.unwrapped.metadata["reset_options"])
+    assert MetaEpisodeWrapper(kuhn, seat_rotation="episode").pass_options
+    assert MetaEpisodeWrapper(rps_v2.parallel_env(), learner="player_0").pass_options
+    assert not MetaEpisodeWrapper(gym.make("FrozenLake-v1")).pass_options
+
+
+def test_each_reset_starts_from_fresh_trial_state():
+    env = make_trial("mage/KuhnPoker-v0", num_episodes=2, opponent="always-bet")
+    first = env.reset(seed=3)
+    env.step("call")
+    env.step("<reflection>call more</reflection>")
+    assert env.reset(seed=3) == first  # no memory or record of the previous trial survives
+    with pytest.raises(RuntimeError, match="No episode"):
+        env.result()
