@@ -59,6 +59,8 @@ def extract_tagged(text: str) -> str:
         >>> extract_tagged("I think... <action>BET</action>")
         'BET'
     """
+    if "<" not in text:  # no tag can be there: the common answer
+        return text
     closes = list(_CLOSE_TAG.finditer(text))
     if not closes:
         return text

@@ -140,7 +140,13 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             )
         self.observation_space = text_space(config.max_observation_chars)
         self.action_space = text_space()
-        self._rng: random.Random | None = None
+        # Fixed by the config: written once, not per episode.
+        count = config.num_episodes
+        self._headers = tuple(
+            self.templates.attempt.format(attempt=k + 1, num_episodes=count) for k in range(count)
+        )
+        self._reflection_prompts: dict[tuple[int, str], tuple[str, bool, str]] = {}
+        self._rng: _LazyRandom | None = None
         self._trial: TrialState | None = None
         self._warned_restart = False
 
@@ -161,8 +167,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             options: Forwarded to every inner reset (merged with ``seat`` / ``keep_opponent``).
         """
         if seed is not None or self._rng is None:
-            # The stdlib generator: a trial pays for its seeding, and numpy's costs twice as much.
-            self._rng = random.Random(seed)
+            # The stdlib generator, seeded at its first draw: a seeded same-task trial with the
+            # env's own seat draws nothing, and seeding costs as much as a few steps.
+            self._rng = _LazyRandom(seed)
         count = self.config.num_episodes
         if self.config.same_task:
             # The trial's seed is the task's seed: trial s replays what env.reset(seed=s) deals.
@@ -243,10 +250,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             opponent=_as_name(inner_info.get("opponent")), seat=_as_name(inner_info.get("seat"))
         )
         trial.phase = "play"
-        # Fixed for the whole episode: rendered once, not at every step.
-        trial.header = self.templates.attempt.format(
-            attempt=index + 1, num_episodes=self.num_episodes
-        )
+        trial.header = self._headers[index]
         trial.memory_text = render_memory(
             trial.records,
             trial.reflections,
@@ -303,9 +307,13 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
 
     def _info(self, index: int, phase: str) -> dict[str, Any]:
         trial = self._trial
-        info = dict(trial.inner_info)
-        info.update(phase=phase, episode_index=index, step_in_episode=len(trial.current.steps))
-        return info
+        steps = len(trial.current.steps)
+        return {
+            **trial.inner_info,
+            "phase": phase,
+            "episode_index": index,
+            "step_in_episode": steps,
+        }
 
     def _play_observation(self) -> str:
         trial, t, history_steps = self._trial, self.templates, self.config.history_steps
@@ -331,23 +339,32 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             )
             if p
         )
-        prompt = t.reflection_prompt.format(
-            attempt=len(records),
-            num_episodes=self.num_episodes,
-            outcome=outcome(record, t),
-            trajectory="{trajectory}",
-            next_start=t.same_task if self.config.same_task else t.new_task,
-            max_chars=self.config.max_reflection_chars,
-        )
-        head, found, tail = prompt.partition("{trajectory}")
+        head, found, tail = self._reflection_prompt(len(records), outcome(record, t))
         return self._fit(head, trajectory if found else "", tail)
+
+    def _reflection_prompt(self, attempt: int, outcome_words: str) -> tuple[str, bool, str]:
+        """Return the reflection prompt around its trajectory: (head, has a trajectory, tail)."""
+        key = (attempt, outcome_words)
+        parts = self._reflection_prompts.get(key)
+        if parts is None:
+            t = self.templates
+            prompt = t.reflection_prompt.format(
+                attempt=attempt,
+                num_episodes=self.num_episodes,
+                outcome=outcome_words,
+                trajectory="{trajectory}",
+                next_start=t.same_task if self.config.same_task else t.new_task,
+                max_chars=self.config.max_reflection_chars,
+            )
+            head, found, tail = prompt.partition("{trajectory}")
+            if len(self._reflection_prompts) >= 256:  # outcomes with many returns: stay small
+                self._reflection_prompts.clear()
+            parts = self._reflection_prompts[key] = head, bool(found), tail
+        return parts
 
     def _final_observation(self) -> str:
         trial = self._trial
-        header = self.templates.attempt.format(
-            attempt=len(trial.records), num_episodes=self.num_episodes
-        )
-        return self._fit(header + "\n\n", "", trial.inner_obs)
+        return self._fit(self._headers[len(trial.records) - 1] + "\n\n", "", trial.inner_obs)
 
     def _fit(self, head: str, middle: str, tail: str) -> str:
         """Join the parts; cut ``middle`` (memory) from its oldest end, then ``tail``, to fit."""
@@ -401,6 +418,21 @@ class TrialState:
     first_observation: str | None = None
     header: str = ""
     memory_text: str = ""
+
+
+class _LazyRandom:
+    """``random.Random(seed)``, seeded at its first draw (the same stream, drawn or not)."""
+
+    __slots__ = ("_seed", "_rng")
+
+    def __init__(self, seed: int | None) -> None:
+        self._seed, self._rng = seed, None
+
+    def getrandbits(self, k: int) -> int:
+        """Return ``k`` random bits, as ``random.Random(seed).getrandbits`` would."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng.getrandbits(k)
 
 
 TRIAL_RESET_OPTIONS = ("seat", "keep_opponent")
