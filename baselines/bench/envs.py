@@ -56,12 +56,17 @@ _fresh_seeds = itertools.count(1)
 def timed(play_game: Callable[[int], int], seconds: float) -> Rate:
     """Return (games/s, decisions/s) of ``play_game(i) -> decisions`` for ``seconds`` of CPU."""
     games = decisions = 0
-    start = CLOCK()
-    while CLOCK() - start < seconds:
-        for _ in range(8):  # the clock is read every 8 games: it costs as much as a move
+    batch, start = 8, CLOCK()
+    last = start
+    while last - start < seconds:
+        for _ in range(batch):
             decisions += play_game(games)
             games += 1
-    elapsed = CLOCK() - start
+        now = CLOCK()
+        if now - last < 0.02:  # reading a CPU clock can cost a game or more: read it rarely
+            batch *= 2
+        last = now
+    elapsed = last - start
     return games / elapsed, decisions / elapsed
 
 
