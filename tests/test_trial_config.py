@@ -76,3 +76,29 @@ def test_each_reset_starts_from_fresh_trial_state():
     assert env.reset(seed=3) == first  # no memory or record of the previous trial survives
     with pytest.raises(RuntimeError, match="No episode"):
         env.result()
+
+
+def test_a_pettingzoo_trial_with_openspiel_opponents_copies_whole():
+    import copy
+    import pickle
+
+    from mage_envs.pettingzoo import kuhn_poker_v0
+
+    def trial():
+        env = MetaEpisodeWrapper(kuhn_poker_v0.env(), opponents="mage-kuhn-train", num_episodes=2)
+        env.reset(seed=5)
+        return env
+
+    env, fresh = trial(), trial()
+    twin = copy.deepcopy(env)
+    env.step("bet")  # the original moves on; the copy's opponent must read the copy's game
+    assert twin.step("check")[:4] == fresh.step("check")[:4]
+    assert pickle.loads(pickle.dumps(twin)).step("bet")[0] == twin.step("bet")[0]
+
+
+def test_every_info_carries_the_inner_observation_without_header_or_memory():
+    env = make_trial("mage/KuhnPoker-v0", num_episodes=2, opponent="always-bet")
+    obs, info = env.reset(seed=0)
+    assert obs.endswith(info["inner_observation"]) and not info["inner_observation"].startswith(
+        "Attempt"
+    )

@@ -41,29 +41,3 @@ def test_a_same_task_trial_without_seat_draws_never_builds_its_generator():
     env = MetaEpisodeWrapper(gym.make("mage/KuhnPoker-v0"))
     env.reset(seed=3)
     assert env._rng._rng is None  # the shortcut: nothing drew from it
-
-
-def transcript(env: MetaEpisodeWrapper, seeds: range, forget: bool) -> list:
-    record = []
-    for seed in seeds:
-        obs, info = env.reset(seed=seed)
-        record.append(obs)
-        done = False
-        while not done:
-            if forget:  # the reference: every reflection prompt written anew
-                env._reflection_prompts.clear()
-            if info["phase"] == "reflect":
-                action = "<reflection>ok</reflection>"
-            else:
-                action = info["legal_actions"][(seed + len(record)) % len(info["legal_actions"])]
-            obs, reward, done, _, info = env.step(action)
-            record.append((obs, reward, info))
-    return record
-
-
-def test_reflection_prompts_kept_per_attempt_and_outcome_are_those_written_anew():
-    for env_id in ("mage/KuhnPoker-v0", "mage/Sokoban-v0"):
-        kept = transcript(MetaEpisodeWrapper(gym.make(env_id), num_episodes=3), range(12), False)
-        anew = transcript(MetaEpisodeWrapper(gym.make(env_id), num_episodes=3), range(12), True)
-        assert kept == anew
-        assert sum(1 for r in kept if isinstance(r, tuple) and r[2]["phase"] == "reflect") > 12

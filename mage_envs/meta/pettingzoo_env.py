@@ -31,7 +31,7 @@ from pettingzoo.utils.conversions import parallel_to_aec
 from pettingzoo.utils.env import ParallelEnv
 
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
-from mage_envs.meta.policies import AgentPolicy, as_policy
+from mage_envs.meta.policies import as_policy
 from mage_envs.meta.text_adapter import (
     TextAdapter,
     fit_text,
@@ -192,12 +192,8 @@ class PettingZooTextEnv(gym.Env[str, str]):
             missing = [a for a in others if a not in specs]
             if missing:
                 raise ValueError(f"opponents has no policy for agents {missing}.")
-            return {a: self._as_policy(specs[a]) for a in others}
-        return dict.fromkeys(others, self._as_policy(specs))
-
-    def _as_policy(self, spec: Any) -> AgentPolicy:
-        agents = list(self.aec.possible_agents)
-        return as_policy(spec, agents, lambda: self.aec.agent_selection, lambda: self.state)
+            return {a: as_policy(specs[a], self) for a in others}
+        return dict.fromkeys(others, as_policy(specs, self))
 
     def _advance(self) -> None:
         """Let the other agents act until the learner must act or is done."""

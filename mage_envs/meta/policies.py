@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
-import pyspiel
 from gymnasium import spaces
 
 from mage_envs.meta.text_adapter import legal_mask
@@ -91,25 +90,18 @@ class OpponentSeat:
 
     Args:
         opponent: The opponent (``name``, ``reset(seed, player)``, ``act(view)``).
-        agents: The env's ``possible_agents`` (an agent's index is its OpenSpiel seat).
-        acting: Returns the agent id that must act now.
-        state: Returns the env's OpenSpiel state, or ``None`` if it has none.
+        env: The env it plays in: its ``aec`` (a PettingZoo AEC env, whose agent index is the
+            OpenSpiel seat) and its ``state`` (the ``pyspiel.State``, or ``None`` if it has none).
     """
 
-    def __init__(
-        self,
-        opponent: Opponent,
-        agents: list[str],
-        acting: Callable[[], str],
-        state: Callable[[], pyspiel.State | None],
-    ) -> None:
+    def __init__(self, opponent: Opponent, env: Any) -> None:
         self.opponent = opponent
         self.name = opponent.name
-        self._agents, self._acting, self._state = agents, acting, state
+        self._env = env
 
     def reset(self, seed: int | None, agent: str) -> None:
         """Seat the opponent as ``agent`` for a new game."""
-        self.opponent.reset(seed, self._agents.index(agent))
+        self.opponent.reset(seed, self._env.aec.possible_agents.index(agent))
 
     def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> int:
         """Ask the opponent, showing it the acting seat's view only.
@@ -117,28 +109,24 @@ class OpponentSeat:
         Raises:
             TypeError: If the env has no OpenSpiel state to build the view from.
         """
-        state = self._state()
+        state = self._env.state
         if state is None:
             raise TypeError(
                 f"Opponent {self.name!r} is an OpenSpiel Opponent, but this env exposes no "
                 f"pyspiel state: give an AgentPolicy or a function instead."
             )
-        return self.opponent.act(SeatView.from_state(state, self._agents.index(self._acting())))
+        aec = self._env.aec
+        seat = aec.possible_agents.index(aec.agent_selection)
+        return self.opponent.act(SeatView.from_state(state, seat))
 
 
-def as_policy(
-    spec: Any,
-    agents: list[str],
-    acting: Callable[[], str],
-    state: Callable[[], pyspiel.State | None],
-) -> AgentPolicy:
+def as_policy(spec: Any, env: Any = None) -> AgentPolicy:
     """Return the :class:`AgentPolicy` for an opponent spec (see the module docstring).
 
     Args:
         spec: ``None``, an AgentPolicy, an OpenSpiel Opponent or a function.
-        agents: The env's ``possible_agents`` (for :class:`OpponentSeat`).
-        acting: Returns the agent that must act now (for :class:`OpponentSeat`).
-        state: Returns the env's OpenSpiel state or ``None`` (for :class:`OpponentSeat`).
+        env: The env the policy plays in (an OpenSpiel Opponent needs it: see
+            :class:`OpponentSeat`).
 
     Raises:
         TypeError: If ``spec`` is none of the accepted forms.
@@ -147,8 +135,8 @@ def as_policy(
         return RandomLegalPolicy()
     if isinstance(spec, AgentPolicy):
         return spec
-    if isinstance(spec, Opponent):
-        return OpponentSeat(spec, agents, acting, state)
+    if isinstance(spec, Opponent) and env is not None:
+        return OpponentSeat(spec, env)
     if callable(spec):
         return FunctionPolicy(spec)
     raise TypeError(

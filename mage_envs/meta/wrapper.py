@@ -5,6 +5,8 @@ play episode 1, then for each later episode a reflection step (``info["phase"] =
 agent's answer is stored as its reflection, reward 0) and the next episode's play steps. Play
 observations carry "Attempt k of N", the memory of earlier attempts, and the inner observation.
 At the end of the trial ``info["trial"]`` holds the figures of :class:`~mage_envs.meta.TrialResult`.
+Every info also carries ``info["inner_observation"]``, the inner env's observation as it is
+(no header, no memory): the anchor-state key of step-level advantage groups.
 
 Non-text envs are converted by a :class:`~mage_envs.meta.TextAdapter`; PettingZoo envs by
 :class:`~mage_envs.meta.pettingzoo_env.PettingZooTextEnv` (the learner against opponents).
@@ -14,33 +16,26 @@ from __future__ import annotations
 
 import random
 import warnings
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
 
-from mage_envs.meta.config import MAX_OBSERVATION_CHARS, SEAT_ROTATIONS, TrialConfig
+from mage_envs.meta.config import SEAT_ROTATIONS, TrialConfig
 from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.memory import (
     EpisodeRecord,
     Step,
-    cut_head,
     extract_reflection,
-    outcome,
     render_memory,
-    render_steps,
     shown_action,
 )
+from mage_envs.meta.observations import final_observation, play_observation, reflection_observation
+from mage_envs.meta.state import TrialState
 from mage_envs.meta.trial import TrialResult
 from mage_envs.text import fit_text, text_space
 
-__all__ = [
-    "MAX_OBSERVATION_CHARS",
-    "MetaEpisodeWrapper",
-    "SEAT_ROTATIONS",
-    "TrialState",
-    "default_success",
-]
+__all__ = ["MetaEpisodeWrapper", "SEAT_ROTATIONS", "default_success"]
 
 
 def default_success(episode_return: float, info: dict[str, Any]) -> bool:
@@ -145,7 +140,6 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         self._headers = tuple(
             self.templates.attempt.format(attempt=k + 1, num_episodes=count) for k in range(count)
         )
-        self._reflection_prompts: dict[tuple[int, str], tuple[str, bool, str]] = {}
         self._rng: _LazyRandom | None = None
         self._trial: TrialState | None = None
         self._warned_restart = False
@@ -207,7 +201,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         trial.inner_obs, trial.inner_info = fit_text(obs), inner_info
         index = len(trial.records)
         if not (terminated or truncated):
-            return self._play_observation(), reward, False, False, self._info(index, "play")
+            obs = play_observation(trial, self.config)
+            return obs, reward, False, False, self._info(index, "play")
         record.final_observation = trial.inner_obs
         record.success = bool(self.success_fn(record.episode_return, inner_info))
         trial.records.append(record)
@@ -220,11 +215,11 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         if index == self.num_episodes - 1 or (self.config.stop_on_success and record.success):
             trial.phase = "done"
             info["trial"] = self.result().to_dict()
-            return self._final_observation(), reward, True, False, info
+            return final_observation(trial, self.config), reward, True, False, info
         if self.config.reflection:
             trial.phase = "reflect"
             info["phase"] = "reflect"
-            return self._reflection_observation(), reward, False, False, info
+            return reflection_observation(trial, self.config), reward, False, False, info
         next_obs, next_info = self._start_episode(index + 1)
         next_info.update(
             {k: info[k] for k in ("episode_return", "episode_success", "episode_truncated")}
@@ -259,7 +254,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             config.max_history_chars,
         )
         self._check_restart(index)
-        return self._play_observation(), self._info(index, "play")
+        return play_observation(trial, self.config), self._info(index, "play")
 
     def _check_restart(self, index: int) -> None:
         """Warn once if replaying the seed did not give the same first observation."""
@@ -307,73 +302,15 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
 
     def _info(self, index: int, phase: str) -> dict[str, Any]:
         trial = self._trial
-        steps = len(trial.current.steps)
-        return {
-            **trial.inner_info,
+        shown = {
             "phase": phase,
             "episode_index": index,
-            "step_in_episode": steps,
+            "step_in_episode": len(trial.current.steps),
+            # The inner env's own observation, without attempt header or memory: equal states of
+            # different trials share it (GiGPO's anchor-state key).
+            "inner_observation": trial.inner_obs,
         }
-
-    def _play_observation(self) -> str:
-        trial, t, history_steps = self._trial, self.templates, self.config.history_steps
-        header, memory, played = trial.header, trial.memory_text, trial.current.steps
-        recent = ""
-        steps = played[-history_steps:] if history_steps else []
-        if steps:
-            first = len(played) - len(steps) + 1
-            recent = t.recent_header.format(n=len(steps)) + "\n" + render_steps(steps, t, first)
-        if not memory and not recent:
-            return self._fit(header + "\n\n", "", trial.inner_obs)
-        before = "\n\n".join(p for p in (memory, recent) if p)
-        return self._fit(header + "\n", before, "\n\n" + t.current + "\n" + trial.inner_obs)
-
-    def _reflection_observation(self) -> str:
-        t, records = self.templates, self._trial.records
-        record = records[-1]
-        trajectory = "\n".join(
-            p
-            for p in (
-                render_steps(record.steps, t),
-                t.final_observation.format(observation=record.final_observation),
-            )
-            if p
-        )
-        head, found, tail = self._reflection_prompt(len(records), outcome(record, t))
-        return self._fit(head, trajectory if found else "", tail)
-
-    def _reflection_prompt(self, attempt: int, outcome_words: str) -> tuple[str, bool, str]:
-        """Return the reflection prompt around its trajectory: (head, has a trajectory, tail)."""
-        key = (attempt, outcome_words)
-        parts = self._reflection_prompts.get(key)
-        if parts is None:
-            t = self.templates
-            prompt = t.reflection_prompt.format(
-                attempt=attempt,
-                num_episodes=self.num_episodes,
-                outcome=outcome_words,
-                trajectory="{trajectory}",
-                next_start=t.same_task if self.config.same_task else t.new_task,
-                max_chars=self.config.max_reflection_chars,
-            )
-            head, found, tail = prompt.partition("{trajectory}")
-            if len(self._reflection_prompts) >= 256:  # outcomes with many returns: stay small
-                self._reflection_prompts.clear()
-            parts = self._reflection_prompts[key] = head, bool(found), tail
-        return parts
-
-    def _final_observation(self) -> str:
-        trial = self._trial
-        return self._fit(self._headers[len(trial.records) - 1] + "\n\n", "", trial.inner_obs)
-
-    def _fit(self, head: str, middle: str, tail: str) -> str:
-        """Join the parts; cut ``middle`` (memory) from its oldest end, then ``tail``, to fit."""
-        limit = self.config.max_observation_chars
-        if len(head) + len(middle) + len(tail) <= limit:  # the common case
-            return head + middle + tail
-        tail = tail[: max(limit - len(head), 0)]
-        middle = cut_head(middle, max(limit - len(head) - len(tail), 0))
-        return (head + middle + tail)[:limit]
+        return {**trial.inner_info, **shown}
 
     def _draw_seats(self) -> list[str | None]:
         rotation, count = self.config.seat_rotation, self.config.num_episodes
@@ -383,41 +320,6 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         if rotation == "trial":
             return [("first", "second")[first]] * count
         return [("first", "second")[(first + k) % 2] for k in range(count)]
-
-
-@dataclass
-class TrialState:
-    """Everything one trial changes, created at ``reset`` (the wrapper keeps only its settings).
-
-    Attributes:
-        seeds: The reset seed of each episode.
-        seats: The seat of each episode (``None``: the env's own).
-        user_options: The options given to ``reset``, forwarded to every inner reset.
-        records: The finished episodes.
-        reflections: The reflection written after each finished non-final episode.
-        invalid: Invalid answers so far.
-        phase: ``"play"``, ``"reflect"`` or ``"done"``.
-        current: The episode being played.
-        inner_obs: The inner env's last observation, within the charset.
-        inner_info: The inner env's last info.
-        first_observation: The first observation of episode 1 (to check that seeds replay).
-        header: The "Attempt k of N" line of the current episode.
-        memory_text: The memory shown during the current episode.
-    """
-
-    seeds: list[int]
-    seats: list[str | None]
-    user_options: dict[str, Any]
-    records: list[EpisodeRecord] = field(default_factory=list)
-    reflections: list[str] = field(default_factory=list)
-    invalid: int = 0
-    phase: str = "play"
-    current: EpisodeRecord = field(default_factory=EpisodeRecord)
-    inner_obs: str = ""
-    inner_info: dict[str, Any] = field(default_factory=dict)
-    first_observation: str | None = None
-    header: str = ""
-    memory_text: str = ""
 
 
 class _LazyRandom:
