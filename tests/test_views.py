@@ -179,3 +179,24 @@ def test_seeds_gymnasium_refuses_are_refused_as_gymnasium_does():
     for seed in (-1, 1.5, "3"):
         with pytest.raises(Error):
             env.reset(seed=seed)
+
+
+def test_an_env_with_cached_views_deep_copies_and_pickles():
+    import copy
+    import pickle
+
+    for env_id in ("mage/KuhnPoker-v0", "mage/TicTacToe-v0"):
+        env = gym.make(env_id)
+        reference = play(env, range(20))
+        assert len(env.unwrapped.views) > 0
+        for clone in (copy.deepcopy(env), pickle.loads(pickle.dumps(env))):
+            assert play(clone, range(20)) == reference
+
+
+def test_what_the_env_hands_out_does_not_change_its_cache():
+    env = gym.make("mage/KuhnPoker-v0")
+    _, info = env.reset(seed=0)
+    info["legal_actions"].append("raise")
+    info["legal_action_ids"].clear()
+    _, again = env.reset(seed=0)
+    assert again["legal_actions"] == ["check", "bet"] and again["legal_action_ids"] == [0, 1]

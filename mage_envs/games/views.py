@@ -15,9 +15,8 @@ unless its text game says what the end reveals).
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Hashable, Mapping
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from types import MappingProxyType
 
 import pyspiel
 
@@ -25,8 +24,6 @@ from mage_envs.games.text_game import TextGame
 from mage_envs.text import fit_text
 
 __all__ = ["View", "ViewCache", "render_view", "DEFAULT_CACHE_SIZE"]
-
-_NOTHING: Mapping = MappingProxyType({})
 
 DEFAULT_CACHE_SIZE = 4096
 """Views kept per env: all of Kuhn poker, the commonest of tic-tac-toe (a few MB at most)."""
@@ -43,16 +40,19 @@ class View:
         ids: Their OpenSpiel action ids.
         aliases: Alias -> move name, for the parser.
         payoff: The learner's return at the end; ``None`` at a decision point.
-        revealed: The facts the rules reveal at the end (read-only).
+        revealed: The facts the rules reveal at the end.
+
+    A view is shared by every visit of its decision point: read it, never change it (the env
+    copies what it hands out). Plain dicts, so an env with its cache pickles and deep-copies.
     """
 
     body: str
     text: str
     names: tuple[str, ...] = ()
     ids: tuple[int, ...] = ()
-    aliases: Mapping[str, str] = field(default_factory=lambda: _NOTHING)
+    aliases: dict[str, str] = field(default_factory=dict)
     payoff: float | None = None
-    revealed: Mapping[str, object] = field(default_factory=lambda: _NOTHING)
+    revealed: dict[str, object] = field(default_factory=dict)
 
 
 def render_view(text_game: TextGame, state: pyspiel.State, player: int) -> View:
@@ -61,12 +61,12 @@ def render_view(text_game: TextGame, state: pyspiel.State, player: int) -> View:
     if state.is_terminal():
         body += "\n" + text_game.outcome_text(state, player)
         payoff = float(state.returns()[player])
-        revealed = MappingProxyType(dict(text_game.revealed(state, player)))
+        revealed = dict(text_game.revealed(state, player))
         return View(body, fit_text(body), payoff=payoff, revealed=revealed)
     moves = text_game.moves(state, player)
     names = tuple(m.name for m in moves)
     body += "\nLegal moves: " + ", ".join(names) + "."
-    aliases = MappingProxyType({alias: m.name for m in moves for alias in m.aliases})
+    aliases = {alias: m.name for m in moves for alias in m.aliases}
     return View(body, fit_text(body), names, tuple(m.action for m in moves), aliases)
 
 
