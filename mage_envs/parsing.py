@@ -59,6 +59,8 @@ def extract_tagged(text: str) -> str:
         >>> extract_tagged("I think... <action>BET</action>")
         'BET'
     """
+    if "<" not in text:  # no tag can be there: the common answer
+        return text
     closes = list(_CLOSE_TAG.finditer(text))
     if not closes:
         return text
@@ -204,10 +206,36 @@ def parse_action(
     """
     if not isinstance(text, str) or not legal:
         return None
+    # The common case first: an answer that is exactly a legal move, bare or in one tag.
+    candidate = _untagged(text)
+    tables = None
+    if candidate is not None and len(candidate) <= MAX_ACTION_CHARS:
+        tables = _exact_tables(legal if isinstance(legal, tuple) else tuple(legal))
+    if tables is None:
+        return _full_parse(text, legal, aliases)
+    exact, normalized = tables
+    index = exact.get(candidate)
+    if index is not None:
+        return index
+    answer = normalize(candidate)  # what rules 1 and 2 make of the text
+    index = normalized.get(answer)
+    # With distinct normalised names, rule 2's exact match is this lookup; the rest is as always.
+    return index if index is not None else _later_rules(answer, legal, aliases)
+
+
+def _full_parse(text: str, legal: Sequence[str], aliases: Mapping[str, str] | None) -> int | None:
+    """Apply every rule of :func:`parse_action`, without its fast path, to a ``str`` answer."""
     answer = normalize(extract_tagged(text)[-MAX_ACTION_CHARS:])
     for i, name in enumerate(legal):  # the common case, checked before building alias tables
         if _normalized_name(name) == answer and legal.count(name) == 1:
             return i
+    return _later_rules(answer, legal, aliases)
+
+
+def _later_rules(
+    answer: str, legal: Sequence[str], aliases: Mapping[str, str] | None
+) -> int | None:
+    """Apply the rules after an exact legal name to a normalised answer: aliases, pairs, words."""
     names, alias_names = _aliases_by_index(legal, aliases)
     exact = {i for name, i in names + alias_names if name == answer}
     if len(exact) == 1:
@@ -235,3 +263,33 @@ def _match_pair(answer: str, legal: Sequence[str]) -> int | None:
         return None
     matches = [i for i, name in enumerate(legal) if grid_pairs(name) == [wanted]]
     return matches[0] if len(matches) == 1 else None
+
+
+_TAG_PAIRS = (("<action>", "</action>"), ("<answer>", "</answer>"))
+
+
+def _untagged(text: str) -> str | None:
+    """Return what rule 1 reads from ``text`` when that needs no tag search, else ``None``.
+
+    Without a ``<`` the text has no tag and is read whole; an answer that is exactly one
+    lower-case tag pair around text without ``<`` is read as that text.
+    """
+    if "<" not in text:
+        return text
+    for opening, closing in _TAG_PAIRS:
+        if len(text) >= 17 and text.startswith(opening) and text.endswith(closing):
+            inner = text[8:-9]
+            return inner if "<" not in inner else None
+    return None
+
+
+@lru_cache(maxsize=512)  # a few MB at worst, for lists of hundreds of moves
+def _exact_tables(legal: tuple[str, ...]) -> tuple[dict[str, int], dict[str, int]] | None:
+    """Return (name -> index, normalised name -> index) for legal moves, or ``None``.
+
+    ``None`` when two names normalise alike: then rule 2 needs its full tie-breaking.
+    """
+    normalized = {_normalized_name(name): i for i, name in enumerate(legal)}
+    if len(normalized) != len(legal):
+        return None
+    return {name: i for i, name in enumerate(legal)}, normalized

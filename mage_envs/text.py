@@ -109,4 +109,6 @@ def fit_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
         >>> fit_text("It\u2019s \u201cfine\u201d \u2014 caf\u00e9\u2026")
         'It\'s "fine" - caf?...'
     """
+    if len(text) <= max_chars and text.isascii() and _OUTSIDE_CHARSET.search(text) is None:
+        return text  # the common case, already within: no copy (the typography is not ASCII)
     return _OUTSIDE_CHARSET.sub("?", text[:max_chars].translate(_TYPOGRAPHY))[:max_chars]

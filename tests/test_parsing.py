@@ -2,7 +2,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mage_envs.parsing import grid_pairs, normalize, parse_action
+from mage_envs.parsing import (
+    _exact_tables,
+    _full_parse,
+    grid_pairs,
+    normalize,
+    parse_action,
+)
 
 KUHN = ["check", "bet"]
 GRID = ["(1, 1)", "(1, 2)", "(2, 3)", "(3, 3)"]
@@ -170,3 +176,58 @@ def test_a_chosen_move_is_named_in_the_text(pieces):
             spellings = {chosen} | {a for a, t in (aliases or {}).items() if t == chosen}
             named = any(s in text.lower() for s in spellings)
             assert named or set(grid_pairs(chosen)) & set(grid_pairs(text)), (text, chosen)
+
+
+# The fast path (a legal move, bare or in one tag) must answer exactly as the full rules do;
+# ``_full_parse`` is the parser without it.
+_LEGAL_LISTS = [
+    KUHN,
+    KUHN_FACING,
+    GRID,
+    ["Bet", "bet"],  # names that normalise alike: the full rules break the tie
+    ["bet", "bet", "check"],
+    ["x0", "x1", "<action>x2</action>", ""],
+    ["open (2, 3)", "flag (2, 3)", "(2, 3)"],
+    ["\u201cbet\u201d", "'check'", "no", "I'd"],
+]
+_FAST_PIECES = sorted({*_PIECES, *(n for names in _LEGAL_LISTS for n in names)} | {
+    "<ACTION>", "</ACTION>", "<answer>", "</answer>", "< action >", "BET", " ", "  ", "\t",
+    "**", "?", "\u201c", "\u201d", "\u00a0", "I think", "x" * 30})  # fmt: skip
+
+
+_EDGES = ["", "", "", " ", "<action>", "</action>", "<answer>", "</answer>", "**", ".", "\u201c"]
+
+
+@settings(max_examples=800, deadline=None)
+@given(
+    st.sampled_from(_LEGAL_LISTS),
+    st.data(),
+    st.lists(st.sampled_from(_FAST_PIECES), max_size=3),
+    st.sampled_from([None, {"pass": "check"}, FACING_ALIASES]),
+)
+def test_the_fast_path_answers_as_the_full_rules(legal, data, pieces, aliases):
+    # A legal name (in any case) between edges, or loose pieces: near the fast path's boundary.
+    name = data.draw(st.sampled_from(legal))
+    name = data.draw(st.sampled_from([name, name.upper(), f" {name} ", "".join(pieces)]))
+    before, after = data.draw(st.sampled_from(_EDGES)), data.draw(st.sampled_from(_EDGES))
+    text = before + name + after
+    full = _full_parse(text, legal, aliases)
+    assert parse_action(text, legal, aliases) == full, (text, legal)
+    assert parse_action(text, tuple(legal), aliases) == full
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(), st.sampled_from(_LEGAL_LISTS))
+def test_the_fast_path_answers_as_the_full_rules_on_any_text(text, legal):
+    for candidate in (text, f"<action>{text}</action>", f"<answer>{text}</answer>"):
+        assert parse_action(candidate, legal) == _full_parse(candidate, legal, None), candidate
+
+
+@pytest.mark.parametrize("legal", _LEGAL_LISTS)
+def test_the_fast_path_takes_each_move_as_written(legal):
+    tables = _exact_tables(tuple(legal))
+    for i, name in enumerate(legal):
+        for text in (name, f"<action>{name}</action>", f"<answer>{name}</answer>"):
+            assert parse_action(text, legal) == _full_parse(text, legal, None), (text, legal)
+            if tables is not None and "<" not in name:  # distinct names: each is found
+                assert parse_action(text, legal) == i

@@ -77,6 +77,16 @@ class KuhnPokerText(TextGame):
         theirs = CARD_NAMES[state.history()[1 - player]]
         return f"The hand is over. Showdown: your {mine} against the opponent's {theirs}. {result}"
 
+    def outcome_key(self, state: pyspiel.State, player: int) -> tuple[str, int | None]:
+        """Return what the player knows at the end: the information state, and the shown card.
+
+        At a showdown the end text and :meth:`revealed` show the opponent's card; after a fold
+        nothing more than the information state.
+        """
+        history = state.history()
+        shown = history[1 - player] if is_showdown(history[2:]) else None
+        return state.information_state_string(player), shown
+
     def revealed(self, state: pyspiel.State, player: int) -> dict[str, Any]:
         """At a showdown, both cards; after a fold, only the player's own card."""
         history = state.history()

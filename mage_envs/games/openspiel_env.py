@@ -16,7 +16,9 @@ from typing import Any, ClassVar
 import gymnasium as gym
 import pyspiel
 
-from mage_envs.games.text_game import Move, TextGame
+from mage_envs.games.seeding import SeededGenerator
+from mage_envs.games.text_game import TextGame
+from mage_envs.games.views import View, ViewCache
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
 from mage_envs.parsing import parse_action
@@ -89,11 +91,12 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self.render_mode = render_mode
         self.observation_space = text_space()
         self.action_space = text_space()
+        self._seeded = SeededGenerator()
+        self.views = ViewCache(text_game)
+        """The learner's decision views, rendered once per information state (bounded)."""
         self._state: pyspiel.State | None = None
         self._player = 0
-        self._moves: list[Move] = []
-        self._names: list[str] = []
-        self._aliases: dict[str, str] = {}
+        self._view = View("", "")
         self._done = False
         self._stopped = False  # truncated after too many invalid answers
         self._invalid = InvalidStreak(self.invalid_rule)
@@ -113,7 +116,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             options: ``{"seat": "first" | "second" | "random"}`` overrides the seat for this game;
                 ``{"keep_opponent": True}`` keeps the population member of the previous reset.
         """
-        super().reset(seed=seed)
+        if type(seed) is int and seed >= 0:
+            # What gym.Env.reset(seed=seed) does, without building a new generator each time.
+            self._np_random, self._np_random_seed = self._seeded.at(seed), seed
+        else:
+            super().reset(seed=seed)  # no seed, or one Gymnasium refuses with its own error
         options = options or {}
         # Always draw, so that keeping the opponent does not shift the rest of the seeded stream
         # (the same seed must deal the same cards either way).
@@ -137,14 +144,15 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             raise RuntimeError("Call reset() before step().")
         if self._done or self._stopped:
             raise RuntimeError("The game is over: call reset() to start a new one.")
-        index = parse_action(action, self._names, self._aliases)
+        view = self._view
+        index = parse_action(action, view.names, view.aliases)
         if index is None:
             return self._invalid_step()
         self._invalid.clear()
-        self._state.apply_action(self._moves[index].action)
+        self._state.apply_action(view.ids[index])
         self._advance()
         done = self._done
-        reward = self._state.returns()[self._player] * self.reward_scale if done else 0.0
+        reward = self._view.payoff * self.reward_scale if done else 0.0
         return self._observe(), float(reward), done, False, self._info(invalid=False)
 
     def render(self) -> str | None:
@@ -180,9 +188,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
                 self._apply_opponent_move(state, player)
             player = state.current_player()
         self._done = player == _TERMINAL
-        self._moves = [] if self._done else self.text_game.moves(state, player)
-        self._names = [m.name for m in self._moves]
-        self._aliases = {alias: m.name for m in self._moves for alias in m.aliases}
+        self._view = self.views.view(state, self._player, self._done)
 
     def _apply_opponent_move(self, state: pyspiel.State, player: int) -> None:
         view = SeatView.from_state(state, player, self.game)
@@ -196,34 +202,28 @@ class OpenSpielTextEnv(gym.Env[str, str]):
 
     def _invalid_step(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
         truncated = self._stopped = self._invalid.invalid()
-        feedback = self.invalid_rule.feedback(did_not_name(self._names), truncated)
+        feedback = self.invalid_rule.feedback(did_not_name(self._view.names), truncated)
         obs = self._observe(prefix=feedback + "\n\n")
         return obs, self.invalid_rule.reward, False, truncated, self._info(invalid=True)
 
     def _observe(self, prefix: str = "") -> str:
-        state, player = self._state, self._player
-        body = self.text_game.observation_text(state, player)
-        if self._done:
-            body += "\n" + self.text_game.outcome_text(state, player)
-        else:
-            body += "\nLegal moves: " + ", ".join(self._names) + "."
-        self._text = fit_text(prefix + body)
+        view = self._view
+        self._text = fit_text(prefix + view.body) if prefix else view.text
         return self._text
 
     def _info(self, invalid: bool) -> dict[str, Any]:
-        state = self._state
+        view = self._view
         info: dict[str, Any] = {
-            "legal_actions": list(self._names),
-            "legal_action_ids": [m.action for m in self._moves],
+            "legal_actions": list(view.names),
+            "legal_action_ids": list(view.ids),
             "seat": self.text_game.seat_name(self._player),
             "player": self._player,
             "opponent": self.opponent.name,
             "invalid_action": invalid,
         }
         if self._done:
-            payoff = float(state.returns()[self._player])
-            info.update(payoff=payoff, success=payoff > 0)
-            info.update(self.text_game.revealed(state, self._player))
+            info.update(payoff=view.payoff, success=view.payoff > 0)
+            info.update(view.revealed)
         return info
 
 

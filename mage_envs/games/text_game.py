@@ -9,6 +9,7 @@ game's own observation and action strings.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 
 import pyspiel
@@ -44,6 +45,39 @@ class TextGame:
     def __init__(self, game: pyspiel.Game, title: str) -> None:
         self.game = game
         self.title = title
+
+    def view_key(self, state: pyspiel.State, player: int) -> Hashable | None:
+        """Return what ``player`` knows at a decision: the key of its cached view, or ``None``.
+
+        The default is the game's information state string: a view without hidden information
+        is a function of it (with the seat). A subclass whose :meth:`observation_text` or
+        :meth:`moves` shows anything else at a decision point overrides this (``None``: no cache).
+        """
+        if self._cache_keys()[0]:
+            return state.information_state_string(player)
+        return None
+
+    def outcome_key(self, state: pyspiel.State, player: int) -> Hashable | None:
+        """Return what ``player`` knows at the end of the game: the key of its cached end view.
+
+        The end view (observation, :meth:`outcome_text`, payoff, :meth:`revealed`) may show what
+        the rules reveal then, which the information state does not hold; so the default keys it
+        by the information state only where nothing is hidden (perfect information) and is
+        ``None`` (no cache) otherwise. A subclass that knows what its end reveals overrides this.
+        """
+        has_string, nothing_hidden = self._cache_keys()
+        if has_string and nothing_hidden:
+            return state.information_state_string(player)
+        return None
+
+    def _cache_keys(self) -> tuple[bool, bool]:
+        """(the game has information state strings, nothing is hidden), read once per game."""
+        kinds = self.__dict__.get("_key_kinds")
+        if kinds is None:  # set here, not in __init__: a subclass may not call it
+            game_type = self.game.get_type()
+            perfect = game_type.information == pyspiel.GameType.Information.PERFECT_INFORMATION
+            kinds = self._key_kinds = (game_type.provides_information_state_string, perfect)
+        return kinds
 
     def moves(self, state: pyspiel.State, player: int) -> list[Move]:
         """Return the legal moves of ``player`` at ``state``, named with OpenSpiel's strings."""

@@ -56,6 +56,19 @@ class TicTacToeText(TextGame):
     def __init__(self) -> None:
         super().__init__(pyspiel.load_game("tic_tac_toe"), "Tic-tac-toe")
 
+    def view_key(self, state: pyspiel.State, player: int) -> tuple[str, int | None]:
+        """Return the board and the last move: all a view shows (the order of moves is not).
+
+        Many move orders reach one board, so this key is reused far more often than the
+        information state (the move history) would be.
+        """
+        history = state.history()
+        return state.observation_string(player), history[-1] if history else None
+
+    def outcome_key(self, state: pyspiel.State, player: int) -> tuple[str, int | None]:
+        """The end shows the board, the last move and who won, which the board tells."""
+        return self.view_key(state, player)
+
     def moves(self, state: pyspiel.State, player: int) -> list[Move]:
         """Return the empty cells as ``(row, col)`` moves."""
         return [Move(a, cell_name(a)) for a in state.legal_actions(player)]

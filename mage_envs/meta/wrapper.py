@@ -140,7 +140,12 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             )
         self.observation_space = text_space(config.max_observation_chars)
         self.action_space = text_space()
-        self._rng: random.Random | None = None
+        # Fixed by the config: written once, not per episode.
+        count = config.num_episodes
+        self._headers = tuple(
+            self.templates.attempt.format(attempt=k + 1, num_episodes=count) for k in range(count)
+        )
+        self._rng: _LazyRandom | None = None
         self._trial: TrialState | None = None
         self._warned_restart = False
 
@@ -161,8 +166,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             options: Forwarded to every inner reset (merged with ``seat`` / ``keep_opponent``).
         """
         if seed is not None or self._rng is None:
-            # The stdlib generator: a trial pays for its seeding, and numpy's costs twice as much.
-            self._rng = random.Random(seed)
+            # The stdlib generator, seeded at its first draw: a seeded same-task trial with the
+            # env's own seat draws nothing, and seeding costs as much as a few steps.
+            self._rng = _LazyRandom(seed)
         count = self.config.num_episodes
         if self.config.same_task:
             # The trial's seed is the task's seed: trial s replays what env.reset(seed=s) deals.
@@ -254,10 +260,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         trial.phase = "play"
         if trial.pages is not None:
             trial.pages.start(trial.inner_obs, trial.inner_info)
-        # Fixed for the whole episode: rendered once, not at every step.
-        trial.header = self.templates.attempt.format(
-            attempt=index + 1, num_episodes=self.num_episodes
-        )
+        trial.header = self._headers[index]
         trial.memory_text = render_memory(
             trial.records,
             trial.reflections,
@@ -314,12 +317,15 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
 
     def _info(self, index: int, phase: str) -> dict[str, Any]:
         trial = self._trial
-        info = dict(trial.inner_info)
-        info.update(phase=phase, episode_index=index, step_in_episode=len(trial.current.steps))
-        # The inner env's own observation, without attempt header or memory: equal states of
-        # different trials share it (GiGPO's anchor-state key).
-        info["inner_observation"] = trial.inner_obs
-        return info
+        shown = {
+            "phase": phase,
+            "episode_index": index,
+            "step_in_episode": len(trial.current.steps),
+            # The inner env's own observation, without attempt header or memory: equal states of
+            # different trials share it (GiGPO's anchor-state key).
+            "inner_observation": trial.inner_obs,
+        }
+        return {**trial.inner_info, **shown}
 
     def _draw_seats(self) -> list[str | None]:
         rotation, count = self.config.seat_rotation, self.config.num_episodes
@@ -329,6 +335,21 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         if rotation == "trial":
             return [("first", "second")[first]] * count
         return [("first", "second")[(first + k) % 2] for k in range(count)]
+
+
+class _LazyRandom:
+    """``random.Random(seed)``, seeded at its first draw (the same stream, drawn or not)."""
+
+    __slots__ = ("_seed", "_rng")
+
+    def __init__(self, seed: int | None) -> None:
+        self._seed, self._rng = seed, None
+
+    def getrandbits(self, k: int) -> int:
+        """Return ``k`` random bits, as ``random.Random(seed).getrandbits`` would."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng.getrandbits(k)
 
 
 TRIAL_RESET_OPTIONS = ("seat", "keep_opponent")
