@@ -276,3 +276,17 @@ def test_the_vllm_path_cuts_at_the_stop_and_corrects_by_importance_sampling(tmp_
     else:
         expected = torch.exp(diff).clamp(max=config.vllm_importance_sampling_clip_max)
     assert torch.allclose(batch["importance_sampling_ratio"], expected)
+
+
+THINKING_SWITCH = (
+    "{% if enable_thinking is defined and not enable_thinking %}<think></think>{% endif %}"
+)
+
+
+def test_trls_chat_template_kwargs_shape_the_prompts_the_policy_reads(tmp_path, tiny):
+    model, tokenizer = tiny
+    tokenizer.chat_template += THINKING_SWITCH  # Qwen3's switch, in miniature
+    config = tiny_config(tmp_path, chat_template_kwargs={"enable_thinking": False})
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    (reply,) = trainer.backend.generate([[{"role": "user", "content": "Your card: J."}]])
+    assert tokenizer.decode(reply.prompt_ids).endswith("<|assistant|><think></think>")

@@ -52,6 +52,7 @@ def evaluate_policy(trainer: Any) -> dict[str, float]:
                 _seats(args.env_kwargs),
                 strategy=args.strategy,
                 answer_template=args.answer_template,
+                chat_template_kwargs=trainer.chat_template_kwargs,
                 num_episodes=args.num_episodes,
                 same_task=args.same_task,
                 memory=args.memory,
