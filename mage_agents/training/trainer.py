@@ -128,10 +128,10 @@ class MetaRLTrainer(GRPOTrainer):
         """Return an agent that plays with the policy being trained."""
         return LLMAgent(self.backend, self.args.strategy)
 
-    def plan(self, seeds: list[int], group_size: int, tag: str) -> list[TrialPlan]:
-        """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group."""
+    def trial_settings(self) -> dict[str, Any]:
+        """The trial wrapper's settings of every trial played (training and evaluation)."""
         args = self.args
-        trial_kwargs = {
+        settings = {
             **args.trial_kwargs,
             "same_task": args.same_task,
             "stop_on_success": args.stop_on_success,
@@ -139,7 +139,13 @@ class MetaRLTrainer(GRPOTrainer):
             "memory": args.memory,
         }
         if args.invalid_action_penalty is not None:
-            trial_kwargs["invalid_action_penalty"] = args.invalid_action_penalty
+            settings["invalid_action_penalty"] = args.invalid_action_penalty
+        return settings
+
+    def plan(self, seeds: list[int], group_size: int, tag: str) -> list[TrialPlan]:
+        """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group."""
+        args = self.args
+        trial_kwargs = self.trial_settings()
         plans = []
         for i, seed in enumerate(seeds):
             group = i // group_size
