@@ -298,7 +298,11 @@ def test_the_exact_kuhn_evaluation_reads_the_prompts_training_plays(tmp_path, ti
 
     model, tokenizer = tiny
     config = tiny_config(
-        tmp_path, opponent="aggressive", trial_kwargs={"templates": "mage"}, evaluation_tasks=1
+        tmp_path,
+        opponent="aggressive",
+        trial_kwargs={"templates": "mage"},
+        evaluation_tasks=1,
+        temperature=0.7,
     )
     trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
     policy = trainer.backend
@@ -310,6 +314,7 @@ def test_the_exact_kuhn_evaluation_reads_the_prompts_training_plays(tmp_path, ti
     )
     evaluation.evaluate_policy(trainer)
     (_, _, opponents, seats), settings = asked[0]
+    assert settings.pop("temperature") == config.temperature == 0.7  # the policy it samples
     settings = {
         k: v for k, v in settings.items() if k not in ("answer_template", "chat_template_kwargs")
     }

@@ -58,6 +58,7 @@ def evaluate_policy(trainer: Any) -> dict[str, float]:
                 strategy=args.strategy,
                 answer_template=args.answer_template,
                 chat_template_kwargs=trainer.chat_template_kwargs,
+                temperature=trainer.temperature,
                 **settings,
             )
         )
