@@ -338,3 +338,13 @@ def test_the_exact_kuhn_evaluation_covers_both_seats_when_training_rotates_them(
     evaluation.evaluate_policy(trainer)
     (_, _, _, seats), settings = asked[0]
     assert list(seats) == [0, 1] and "seat_rotation" not in settings
+
+
+def test_trls_truncated_completion_masking_is_refused_not_ignored(tmp_path, tiny):
+    model, tokenizer = tiny
+    with pytest.raises(ValueError, match="mask_truncated_completions"):
+        MetaRLTrainer(
+            model,
+            tiny_config(tmp_path, mask_truncated_completions=True),
+            processing_class=tokenizer,
+        )

@@ -70,6 +70,8 @@ class MetaRLTrainer(GRPOTrainer):
 
     Raises:
         RuntimeError: If the installed TRL changed the methods this trainer relies on.
+        ValueError: For a setting it cannot honour (a model that is not a local directory, a KL
+            term without a reference, ``mask_truncated_completions``).
     """
 
     def __init__(
@@ -93,6 +95,12 @@ class MetaRLTrainer(GRPOTrainer):
             raise ValueError(
                 f"{model} is not a local model directory (no config.json): pass a folder saved "
                 "with save_pretrained, or a loaded model. Nothing is downloaded."
+            )
+        if args.mask_truncated_completions:
+            # TRL's rule (no end token: truncated) would mask every turn ended by its stop string
+            raise ValueError(
+                "mask_truncated_completions is not supported by MetaRLTrainer: its turns end at "
+                "their answer's stop string, not at an end token. Leave it False."
             )
         if args.beta != 0 and peft_config is None and not isinstance(model, str):
             if not getattr(getattr(model, "config", None), "_name_or_path", ""):
