@@ -8,7 +8,7 @@ at the end-of-sequence token. This is the only module of ``mage_agents`` that im
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,10 +23,16 @@ __all__ = ["LocalModelBackend", "render_chat"]
 DEFAULT_STOPS = ("</action>", "</reflection>")
 
 
-def render_chat(tokenizer: Any, chat: Chat, thinking: bool | None = None) -> str:
+def render_chat(
+    tokenizer: Any,
+    chat: Chat,
+    thinking: bool | None = None,
+    template_kwargs: Mapping[str, Any] | None = None,
+) -> str:
     """Render a chat as the model's prompt: its chat template, or a plain transcript without one.
 
-    ``thinking`` sets the template's ``enable_thinking`` switch (Qwen3's) when it is not ``None``.
+    ``thinking`` sets the template's ``enable_thinking`` switch (Qwen3's) when it is not ``None``;
+    ``template_kwargs`` are further variables of the template (TRL's ``chat_template_kwargs``).
 
     Example:
         >>> class NoTemplate:
@@ -36,7 +42,9 @@ def render_chat(tokenizer: Any, chat: Chat, thinking: bool | None = None) -> str
         Assistant:
     """
     if getattr(tokenizer, "chat_template", None):
-        switch = {} if thinking is None else {"enable_thinking": bool(thinking)}
+        switch = dict(template_kwargs or {})
+        if thinking is not None:
+            switch["enable_thinking"] = bool(thinking)
         return tokenizer.apply_chat_template(
             chat, tokenize=False, add_generation_prompt=True, **switch
         )

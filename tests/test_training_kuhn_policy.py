@@ -77,3 +77,46 @@ def test_the_opponents_come_from_the_training_population():
     assert evaluation_opponents("mage-kuhn-train") == ["conservative", "aggressive", "balanced"]
     assert evaluation_opponents(None) == ["conservative", "aggressive", "balanced"]
     assert evaluation_opponents("aggressive") == ["aggressive"]
+
+
+class Reads(torch.nn.Module):
+    """A stand-in model that records what it reads and has no preference."""
+
+    def __init__(self, tokenizer):
+        super().__init__()
+        self.vocab, self.read = len(tokenizer), []
+        self.weight = torch.nn.Parameter(torch.zeros(1))
+
+    def forward(self, input_ids):
+        self.read.append(input_ids[0].tolist())
+        return type("Out", (), {"logits": torch.zeros(*input_ids.shape, self.vocab)})()
+
+
+def test_the_table_reads_the_prompt_rendered_with_the_chat_template_kwargs():
+    _, tokenizer = build_tiny_model(seed=0)
+    tokenizer.chat_template += (
+        "{% if enable_thinking is defined and not enable_thinking %}<think></think>{% endif %}"
+    )
+    model = Reads(tokenizer)
+    prompts = decision_prompts("aggressive", 0, num_episodes=1)[:1]
+    kuhn_policy_table(model, tokenizer, prompts, chat_template_kwargs={"enable_thinking": False})
+    answer = tokenizer("<action>check</action>", add_special_tokens=False)["input_ids"]
+    assert tokenizer.decode(model.read[0][: -len(answer)]).endswith("<|assistant|><think></think>")
+
+
+def test_the_table_is_the_policy_at_the_sampling_temperature(tiny):
+    _, tokenizer = tiny
+    model = Prefers(tokenizer, ["<action>bet</action>"])
+    (prompt,) = decision_prompts("aggressive", 0, num_episodes=1)[:1]
+    temperature, vocab, liked = 4.0, len(tokenizer), len(model.liked)
+    # per token, log softmax(logits / T) with the liked tokens at 10 / T, the others at 0
+    best = -torch.log(torch.tensor(liked + (vocab - liked) * torch.exp(torch.tensor(-10 / 4))))
+    logps = []
+    for move in prompt.moves:
+        ids = tokenizer(f"<action>{move}</action>", add_special_tokens=False)["input_ids"]
+        logps.append(sum(best if t in model.liked else best - 10 / 4 for t in ids))
+    expected = torch.softmax(torch.stack(logps), dim=0).tolist()
+    table, _ = kuhn_policy_table(model, tokenizer, [prompt], temperature=temperature)
+    probs = table[prompt.information_state]
+    assert [probs[a] for a in prompt.action_ids] == pytest.approx(expected, rel=1e-4)
+    assert 0.01 < min(expected)  # far from the argmax table of temperature 1

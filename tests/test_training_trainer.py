@@ -276,3 +276,75 @@ def test_the_vllm_path_cuts_at_the_stop_and_corrects_by_importance_sampling(tmp_
     else:
         expected = torch.exp(diff).clamp(max=config.vllm_importance_sampling_clip_max)
     assert torch.allclose(batch["importance_sampling_ratio"], expected)
+
+
+THINKING_SWITCH = (
+    "{% if enable_thinking is defined and not enable_thinking %}<think></think>{% endif %}"
+)
+
+
+def test_trls_chat_template_kwargs_shape_the_prompts_the_policy_reads(tmp_path, tiny):
+    model, tokenizer = tiny
+    tokenizer.chat_template += THINKING_SWITCH  # Qwen3's switch, in miniature
+    config = tiny_config(tmp_path, chat_template_kwargs={"enable_thinking": False})
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    (reply,) = trainer.backend.generate([[{"role": "user", "content": "Your card: J."}]])
+    assert tokenizer.decode(reply.prompt_ids).endswith("<|assistant|><think></think>")
+
+
+def test_the_exact_kuhn_evaluation_reads_the_prompts_training_plays(tmp_path, tiny, monkeypatch):
+    from mage_agents.training import evaluation
+    from mage_agents.training.kuhn_policy import decision_prompts
+
+    model, tokenizer = tiny
+    config = tiny_config(
+        tmp_path,
+        opponent="aggressive",
+        trial_kwargs={"templates": "mage"},
+        evaluation_tasks=1,
+        temperature=0.7,
+    )
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    policy = trainer.backend
+    _, played = scripted_step(trainer, [["<action>bet</action>"] * 4], [J_SEED] * 4)
+    trainer.backend = policy  # evaluation plays with the real policy
+    asked = []
+    monkeypatch.setattr(
+        evaluation, "kuhn_exact_evaluation", lambda *a, **k: asked.append((a, k)) or {}
+    )
+    evaluation.evaluate_policy(trainer)
+    (_, _, opponents, seats), settings = asked[0]
+    assert settings.pop("temperature") == config.temperature == 0.7  # the policy it samples
+    settings = {
+        k: v for k, v in settings.items() if k not in ("answer_template", "chat_template_kwargs")
+    }
+    prompts = decision_prompts(opponents[0], seats[0], **settings)
+    seen = played[0].turns[0].observation  # the published MAGE prompt, at the Jack's first move
+    assert any(seen in p.chat[-1]["content"] for p in prompts)
+
+
+def test_the_exact_kuhn_evaluation_covers_both_seats_when_training_rotates_them(
+    tmp_path, tiny, monkeypatch
+):
+    from mage_agents.training import evaluation
+
+    model, tokenizer = tiny
+    config = tiny_config(tmp_path, trial_kwargs={"seat_rotation": "trial"}, evaluation_tasks=1)
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    asked = []
+    monkeypatch.setattr(
+        evaluation, "kuhn_exact_evaluation", lambda *a, **k: asked.append((a, k)) or {}
+    )
+    evaluation.evaluate_policy(trainer)
+    (_, _, _, seats), settings = asked[0]
+    assert list(seats) == [0, 1] and "seat_rotation" not in settings
+
+
+def test_trls_truncated_completion_masking_is_refused_not_ignored(tmp_path, tiny):
+    model, tokenizer = tiny
+    with pytest.raises(ValueError, match="mask_truncated_completions"):
+        MetaRLTrainer(
+            model,
+            tiny_config(tmp_path, mask_truncated_completions=True),
+            processing_class=tokenizer,
+        )

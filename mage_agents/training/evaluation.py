@@ -30,9 +30,11 @@ def is_kuhn(env_id: str) -> bool:
     return env_id in KUHN_IDS
 
 
-def _seats(env_kwargs: dict[str, Any]) -> list[int]:
+def _seats(env_kwargs: dict[str, Any], rotation: str | None) -> list[int]:
     seat = env_kwargs.get("seat", "first")
-    return [0, 1] if seat == "random" else [("first", "second").index(seat)]
+    if seat == "random" or rotation is not None:  # training plays both seats
+        return [0, 1]
+    return [("first", "second").index(seat)]
 
 
 def evaluate_policy(trainer: Any) -> dict[str, float]:
@@ -43,19 +45,21 @@ def evaluate_policy(trainer: Any) -> dict[str, float]:
     records = [trial_record(t, [0.0] * len(t.turns)) for t in trajectories]
     figures = {k: v for k, v in step_metrics(records).items() if not k.startswith("advantages/")}
     if is_kuhn(args.env_id):
-        env_kwargs = {k: v for k, v in args.env_kwargs.items() if k != "seat"}
+        # the prompts training plays (templates, memory, ...), at one seat at a time
+        settings = {**trainer.trial_settings(), "num_episodes": args.num_episodes}
+        rotation = settings.pop("seat_rotation", None)
+        settings.update({k: v for k, v in args.env_kwargs.items() if k != "seat"})
         figures.update(
             kuhn_exact_evaluation(
                 trainer.accelerator.unwrap_model(trainer.model),
                 trainer.processing_class,
                 args.evaluation_opponents or evaluation_opponents(args.opponent),
-                _seats(args.env_kwargs),
+                _seats(args.env_kwargs, rotation),
                 strategy=args.strategy,
                 answer_template=args.answer_template,
-                num_episodes=args.num_episodes,
-                same_task=args.same_task,
-                memory=args.memory,
-                **env_kwargs,
+                chat_template_kwargs=trainer.chat_template_kwargs,
+                temperature=trainer.temperature,
+                **settings,
             )
         )
     return {f"eval/{k}": float(v) for k, v in figures.items()}

@@ -2,7 +2,8 @@
 
 The rollout engine asks a backend for one completion per chat. During training that backend is
 the trainer's own model with TRL's generation settings (``temperature``, ``top_p``, ``top_k``,
-``max_completion_length``, ``generation_kwargs``): with ``use_vllm`` it calls TRL's
+``max_completion_length``, ``generation_kwargs``) and prompts rendered with its
+``chat_template_kwargs``: with ``use_vllm`` it calls TRL's
 ``_generate_single_turn`` (vLLM, weight sync included); otherwise it runs ``generate`` on the
 unwrapped model with the answer stop strings, so a turn ends at ``</action>`` instead of running
 to ``max_completion_length``. Every reply carries the token ids TRL trains on.
@@ -69,11 +70,16 @@ class TrainerBackend:
         self.stop_strings = list(stop_strings)
         self._ends = {trainer.processing_class.eos_token_id} - {None}
         self._ends |= set(getattr(trainer, "eos_token_ids", None) or [])
+        # TRL's chat_template_kwargs (e.g. Qwen3's enable_thinking) shape every prompt
+        self.template_kwargs = dict(getattr(trainer, "chat_template_kwargs", None) or {})
 
     def generate(self, chats: Sequence[Chat]) -> list[Reply]:
         """Return one reply per chat, with its prompt and completion ids."""
         templated = bool(getattr(self.tokenizer, "chat_template", None))
-        texts = [render_chat(self.tokenizer, chat) for chat in chats]
+        texts = [
+            render_chat(self.tokenizer, chat, template_kwargs=self.template_kwargs)
+            for chat in chats
+        ]
         prompt_ids = self.tokenizer(texts, add_special_tokens=not templated)["input_ids"]
         if self.trainer.use_vllm:
             completions, logprobs = self.trainer._generate_single_turn(prompt_ids, None, {}, 1)

@@ -11,7 +11,7 @@ covers (the rest is invalid or differently phrased text).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,11 +108,16 @@ def kuhn_policy_table(
     tokenizer: Any,
     prompts: Sequence[DecisionPrompt],
     answer_template: str = "<action>{action}</action>",
+    chat_template_kwargs: Mapping[str, Any] | None = None,
+    temperature: float = 1.0,
 ) -> tuple[dict[str, dict[int, float]], float]:
     """Return the model's normalised policy over legal moves, and the mean legal mass.
 
     Each move's probability is the model's probability of writing ``answer_template`` with the
-    move in it, right after the prompt, renormalised over the legal moves.
+    move in it, right after the prompt, renormalised over the legal moves. The prompt is rendered
+    as in training, with the chat template's ``chat_template_kwargs`` (TRL's setting), and the
+    tokens are scored at the sampling ``temperature`` (the policy training samples and TRL's loss
+    scores).
     """
     import torch
 
@@ -123,7 +128,7 @@ def kuhn_policy_table(
     model.eval()
     try:
         for prompt in prompts:
-            text = render_chat(tokenizer, prompt.chat)
+            text = render_chat(tokenizer, prompt.chat, template_kwargs=chat_template_kwargs)
             prompt_ids = tokenizer(text, add_special_tokens=not templated)["input_ids"]
             logps = []
             for move in prompt.moves:
@@ -132,6 +137,7 @@ def kuhn_policy_table(
                 ids = torch.tensor([prompt_ids + answer_ids], device=device)
                 with torch.no_grad():
                     logits = model(input_ids=ids).logits[0, len(prompt_ids) - 1 : -1].float()
+                logits = logits / temperature
                 token_logps = torch.log_softmax(logits, dim=-1)
                 picked = token_logps.gather(1, torch.tensor(answer_ids, device=device)[:, None])
                 logps.append(float(picked.sum()))
@@ -150,6 +156,8 @@ def kuhn_exact_evaluation(
     seats: Sequence[int],
     strategy: str = "zero-shot",
     answer_template: str = "<action>{action}</action>",
+    chat_template_kwargs: Mapping[str, Any] | None = None,
+    temperature: float = 1.0,
     **trial_kwargs: Any,
 ) -> dict[str, float]:
     """Return the exact value of the model's greedy policy against each opponent and seat.
@@ -164,7 +172,9 @@ def kuhn_exact_evaluation(
     for opponent in opponents:
         for seat in seats:
             prompts = decision_prompts(opponent, seat, strategy, **dict(trial_kwargs))
-            table, mass = kuhn_policy_table(model, tokenizer, prompts, answer_template)
+            table, mass = kuhn_policy_table(
+                model, tokenizer, prompts, answer_template, chat_template_kwargs, temperature
+            )
             (row,) = kuhn_policy_values(greedy_table(table), [opponent], [seat])
             (mixed,) = kuhn_policy_values(table, [opponent], [seat])
             key = f"exact/{opponent}/{SEATS[seat]}"

@@ -70,6 +70,8 @@ class MetaRLTrainer(GRPOTrainer):
 
     Raises:
         RuntimeError: If the installed TRL changed the methods this trainer relies on.
+        ValueError: For a setting it cannot honour (a model that is not a local directory, a KL
+            term without a reference, ``mask_truncated_completions``).
     """
 
     def __init__(
@@ -93,6 +95,12 @@ class MetaRLTrainer(GRPOTrainer):
             raise ValueError(
                 f"{model} is not a local model directory (no config.json): pass a folder saved "
                 "with save_pretrained, or a loaded model. Nothing is downloaded."
+            )
+        if args.mask_truncated_completions:
+            # TRL's rule (no end token: truncated) would mask every turn ended by its stop string
+            raise ValueError(
+                "mask_truncated_completions is not supported by MetaRLTrainer: its turns end at "
+                "their answer's stop string, not at an end token. Leave it False."
             )
         if args.beta != 0 and peft_config is None and not isinstance(model, str):
             if not getattr(getattr(model, "config", None), "_name_or_path", ""):
@@ -128,10 +136,10 @@ class MetaRLTrainer(GRPOTrainer):
         """Return an agent that plays with the policy being trained."""
         return LLMAgent(self.backend, self.args.strategy)
 
-    def plan(self, seeds: list[int], group_size: int, tag: str) -> list[TrialPlan]:
-        """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group."""
+    def trial_settings(self) -> dict[str, Any]:
+        """The trial wrapper's settings of every trial played (training and evaluation)."""
         args = self.args
-        trial_kwargs = {
+        settings = {
             **args.trial_kwargs,
             "same_task": args.same_task,
             "stop_on_success": args.stop_on_success,
@@ -139,7 +147,13 @@ class MetaRLTrainer(GRPOTrainer):
             "memory": args.memory,
         }
         if args.invalid_action_penalty is not None:
-            trial_kwargs["invalid_action_penalty"] = args.invalid_action_penalty
+            settings["invalid_action_penalty"] = args.invalid_action_penalty
+        return settings
+
+    def plan(self, seeds: list[int], group_size: int, tag: str) -> list[TrialPlan]:
+        """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group."""
+        args = self.args
+        trial_kwargs = self.trial_settings()
         plans = []
         for i, seed in enumerate(seeds):
             group = i // group_size
