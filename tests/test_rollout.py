@@ -207,3 +207,25 @@ def test_an_env_error_in_a_worker_is_reported():
     plans = plan_groups("mage/NoSuchGame-v0", [0], 1)
     with pytest.raises(RuntimeError, match="worker process: .*NoSuchGame"):
         collect(plans, RandomLegalAgent, env_workers=1)
+
+
+@pytest.mark.parametrize("reflection", [True, False])
+def test_an_invalid_answer_that_ends_an_episode_is_flagged(reflection):
+    # one invalid answer ends an episode; without reflections the next episode starts at once,
+    # and the info after the step is the new episode's: the flag must still reach the turn
+    plans = plan_groups(
+        KUHN,
+        [0],
+        group_size=1,
+        num_episodes=2,
+        opponent="aggressive",
+        env_kwargs={"max_invalid_actions": 1},
+        trial_kwargs={"reflection": reflection},
+    )
+    (trajectory,) = collect(plans, lambda: CallableAgent(lambda obs, info: "nonsense"))
+    plays = trajectory.play_turns
+    assert [(t.episode, t.invalid, t.move) for t in plays] == [
+        (0, True, "<invalid>"),
+        (1, True, "<invalid>"),
+    ]
+    assert sum(t.invalid for t in plays) == trajectory.result.invalid_actions == 2

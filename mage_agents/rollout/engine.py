@@ -102,7 +102,13 @@ def _turn(live: _Live, reply: Reply, result: StepResult) -> Turn:
     index = info.get("episode_index")
     episode = int(index) if isinstance(index, int) else live.reflections
     step = info.get("step_in_episode")
-    invalid = play and bool(new_info.get("invalid_action"))
+    outcome = new_info
+    if play and new_info.get("episode_index") != index:
+        # The step ended the episode and the next one started at once (no reflection): the info
+        # is the new episode's, and the inner env's last info is in "episode_info".
+        last = new_info.get("episode_info")
+        outcome = last if isinstance(last, dict) else new_info
+    invalid = play and bool(outcome.get("invalid_action"))
     anchor = info.get("inner_observation") if play else None
     return Turn(
         trial_id=str(live.trial.trial_id),
