@@ -208,3 +208,12 @@ def test_lamer_per_trajectory_statistics_count_each_trial_once():
     # per trajectory: a's rows weigh 1/3 each: mean (8/3 + 0) / 2 = 4/3
     per_trial = lamer([a, b], omega=0.0, stats="trajectory")
     assert _lists(per_trial) == [[-1.3333, 2.6667, 2.6667], [-1.3333]]
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_non_finite_reward_is_a_clear_error(name, bad):
+    # a NaN made every advantage of its group NaN; an inf made its group silently 0
+    group = [T([[0.0, r]], trial_id=str(k)) for k, r in enumerate((bad, 1.0, 0.0))]
+    with pytest.raises(ValueError, match=r"trial '0'.*not finite"):
+        estimate(name, group)

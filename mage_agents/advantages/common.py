@@ -62,6 +62,9 @@ class Rows:
         reward, episode, play, invalid: Per row: the env reward, the episode index, whether it is
             a play turn, whether its answer was invalid.
         group: Row -> id of its trial group (``Turn.group_id``).
+
+    Raises:
+        ValueError: If a reward is not finite (NaN or infinite).
     """
 
     def __init__(self, trajectories: Sequence[Any]) -> None:
@@ -71,6 +74,12 @@ class Rows:
         n = len(self.turns)
         self.owner = np.repeat(np.arange(len(self.lengths), dtype=np.int64), self.lengths)
         self.reward = np.fromiter((t.reward for t in self.turns), np.float64, n)
+        if not np.isfinite(self.reward).all():  # a NaN would poison its whole group, inf zero it
+            turn = self.turns[int(np.flatnonzero(~np.isfinite(self.reward))[0])]
+            raise ValueError(
+                f"The reward of trial {turn.trial_id!r}, episode {turn.episode}, step "
+                f"{turn.step} is {turn.reward}, not finite: no advantage can be computed."
+            )
         self.episode = np.fromiter((t.episode for t in self.turns), np.int64, n)
         self.play = np.fromiter((t.phase == "play" for t in self.turns), bool, n)
         self.invalid = np.fromiter((bool(t.invalid) for t in self.turns), bool, n)
