@@ -217,3 +217,19 @@ def test_a_non_finite_reward_is_a_clear_error(name, bad):
     group = [T([[0.0, r]], trial_id=str(k)) for k, r in enumerate((bad, 1.0, 0.0))]
     with pytest.raises(ValueError, match=r"trial '0'.*not finite"):
         estimate(name, group)
+
+
+def test_mage_turns_without_an_opponent_are_normalised_in_their_trial_group():
+    # single-agent envs (Sokoban, WebShop, ALFWorld) name no opponent: comparing every trial
+    # of the batch would rank an easy task's trials above a hard one's
+    batch = [
+        T([[r]], trial_id=f"{g}{r}", group_id=g, anchors=[[g]])
+        for g, returns in (("easy", (11.0, 10.0)), ("hard", (1.0, 0.0)))
+        for r in returns
+    ]
+    # each group: returns r, r - 1 (mean_norm): episode term +-0.5, step term +-0.5
+    expected = [[1.0], [-1.0], [1.0], [-1.0]]
+    assert _lists(mage(batch)) == expected == _lists(mage(batch, opponent_norm=False))
+    # with an opponent named, turns still compare across groups against the same opponent
+    named = [T([[r]], trial_id=str(r), group_id=str(r), opponent="x") for r in (1.0, 0.0)]
+    assert _lists(mage(named, omega=0.0)) == [[0.5], [-0.5]]
