@@ -233,3 +233,19 @@ def test_mage_turns_without_an_opponent_are_normalised_in_their_trial_group():
     # with an opponent named, turns still compare across groups against the same opponent
     named = [T([[r]], trial_id=str(r), group_id=str(r), opponent="x") for r in (1.0, 0.0)]
     assert _lists(mage(named, omega=0.0)) == [[0.5], [-0.5]]
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_groups_are_read_from_the_trajectory_group_id(name):
+    # as documented: regrouping a batch (renaming Trajectory.group_id) regroups its turns
+    batch = [
+        T([[r]], trial_id=f"{g}{r}")
+        for g, returns in (("x", (1, 0)), ("y", (5, 2)))
+        for r in returns
+    ]
+    for trajectory in batch:
+        trajectory.group_id = trajectory.trial_id[0]
+    # x: returns 1, 0; y: 5, 2. grpo: +-0.7071 in both; rloo: +-1, +-3; the two-term ones
+    # (mean_norm): episode and step terms +-0.5 in x, +-1.5 in y
+    expected = [[0.7071], [-0.7071]] * 2 if name == "grpo" else [[1.0], [-1.0], [3.0], [-3.0]]
+    assert _lists(ESTIMATORS[name](batch)) == expected

@@ -61,7 +61,7 @@ class Rows:
         owner: Row -> index of its trajectory.
         reward, episode, play, invalid: Per row: the env reward, the episode index, whether it is
             a play turn, whether its answer was invalid.
-        group: Row -> id of its trial group (``Turn.group_id``).
+        group: Row -> id of its trial group (its trajectory's ``group_id``).
 
     Raises:
         ValueError: If a reward is not finite (NaN or infinite).
@@ -83,7 +83,7 @@ class Rows:
         self.episode = np.fromiter((t.episode for t in self.turns), np.int64, n)
         self.play = np.fromiter((t.phase == "play" for t in self.turns), bool, n)
         self.invalid = np.fromiter((bool(t.invalid) for t in self.turns), bool, n)
-        self.group = ids([t.group_id for t in self.turns])
+        self.group = ids([t.group_id for t in self.trajectories])[self.owner]
 
     def __len__(self) -> int:
         return len(self.turns)
