@@ -49,6 +49,13 @@ def test_plan_groups_rejects_bad_sizes():
         plan_groups(KUHN, [-1], group_size=2)
 
 
+def test_plan_groups_rejects_a_repeated_task_seed():
+    # a repeated seed gave the same trial ids and the same agent seeds: identical trials,
+    # counted twice in their group, and collect() could not tell them apart
+    with pytest.raises(ValueError, match="task seed 3 .*twice"):
+        plan_groups(KUHN, [3, 4, 3], group_size=2)
+
+
 def test_turns_record_phases_rewards_and_anchors():
     (trajectory,) = collect(plan_groups(KUHN, [3], 1, opponent="aggressive"), RandomLegalAgent)
     turns = trajectory.turns

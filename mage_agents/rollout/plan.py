@@ -80,6 +80,10 @@ def plan_groups(
         seed: Mixed into every agent seed, so that two training steps over the same task seeds
             sample differently.
 
+    Raises:
+        ValueError: For a group size or episode count below 1, a negative task seed, or a task
+            seed given twice.
+
     Example:
         >>> plans = plan_groups("mage/KuhnPoker-v0", [7, 8], group_size=2, opponent="aggressive")
         >>> [(p.group_id, p.trial_id[-2:]) for p in plans][:2]
@@ -87,10 +91,16 @@ def plan_groups(
     """
     if group_size < 1 or num_episodes < 1:
         raise ValueError("group_size and num_episodes must be at least 1.")
-    plans = []
+    plans, seen = [], set()
     for task_seed in task_seeds:
         if int(task_seed) < 0:
             raise ValueError(f"Task seeds must be non-negative, not {task_seed}.")
+        if int(task_seed) in seen:
+            raise ValueError(
+                f"The task seed {task_seed} is given twice: its trials would repeat the same "
+                "trial ids and agent seeds. Give each task once (group_size sets K)."
+            )
+        seen.add(int(task_seed))
         group_id = f"{env_id}|{opponent}|task{int(task_seed)}"
         for k in range(group_size):
             state = np.random.SeedSequence([int(seed), int(task_seed), k]).generate_state(1)
