@@ -49,6 +49,21 @@ def test_plan_groups_rejects_bad_sizes():
         plan_groups(KUHN, [-1], group_size=2)
 
 
+def test_plan_groups_keeps_trials_of_different_settings_apart():
+    # the same task seed with other env or trial settings is another task: plans of two calls
+    # put together must not share a group (nor trial ids)
+    plain = plan_groups(KUHN, [0], group_size=2, opponent="aggressive")
+    other = plan_groups(KUHN, [0], 2, opponent="aggressive", env_kwargs={"max_invalid_actions": 1})
+    seats = plan_groups(
+        KUHN, [0], 2, opponent="aggressive", trial_kwargs={"seat_rotation": "trial"}
+    )
+    groups = {p.group_id for p in plain + other + seats}
+    assert len(groups) == 3 and len({p.trial_id for p in plain + other + seats}) == 6
+    assert plain[0].group_id == "mage/KuhnPoker-v0|aggressive|task0"  # defaults: the short id
+    again = plan_groups(KUHN, [0], 2, opponent="aggressive", env_kwargs={"max_invalid_actions": 1})
+    assert [p.group_id for p in again] == [p.group_id for p in other]  # deterministic
+
+
 def test_plan_groups_rejects_a_repeated_task_seed():
     # a repeated seed gave the same trial ids and the same agent seeds: identical trials,
     # counted twice in their group, and collect() could not tell them apart

@@ -8,6 +8,8 @@ accepts any object with the attributes of :class:`TrialPlan` that it reads (``tr
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -69,6 +71,10 @@ def plan_groups(
 ) -> list[TrialPlan]:
     """Plan ``group_size`` trials for each task seed, one group per task seed.
 
+    The group id is ``"{env_id}|{opponent}|task{task_seed}"``, followed by ``"|"`` and a digest
+    of ``env_kwargs`` and ``trial_kwargs`` when any is given, so that the plans of several calls
+    can be played and compared together.
+
     Args:
         env_id: The env to play.
         task_seeds: One group per seed (the trial wrapper's reset seed).
@@ -91,6 +97,8 @@ def plan_groups(
     """
     if group_size < 1 or num_episodes < 1:
         raise ValueError("group_size and num_episodes must be at least 1.")
+    env_kwargs, trial_kwargs = dict(env_kwargs or {}), dict(trial_kwargs or {})
+    tag = _settings_tag(env_kwargs, trial_kwargs)
     plans, seen = [], set()
     for task_seed in task_seeds:
         if int(task_seed) < 0:
@@ -101,7 +109,7 @@ def plan_groups(
                 "trial ids and agent seeds. Give each task once (group_size sets K)."
             )
         seen.add(int(task_seed))
-        group_id = f"{env_id}|{opponent}|task{int(task_seed)}"
+        group_id = f"{env_id}|{opponent}|task{int(task_seed)}{tag}"
         for k in range(group_size):
             state = np.random.SeedSequence([int(seed), int(task_seed), k]).generate_state(1)
             plans.append(
@@ -113,11 +121,23 @@ def plan_groups(
                     seed=int(state[0]),
                     opponent=opponent,
                     num_episodes=num_episodes,
-                    env_kwargs=dict(env_kwargs or {}),
-                    trial_kwargs=dict(trial_kwargs or {}),
+                    env_kwargs=dict(env_kwargs),
+                    trial_kwargs=dict(trial_kwargs),
                 )
             )
     return plans
+
+
+def _settings_tag(env_kwargs: dict[str, Any], trial_kwargs: dict[str, Any]) -> str:
+    """``""`` without extra settings, else ``"|"`` and a short digest of them.
+
+    The same task seed under other env or trial settings is another task (another level
+    generator, another seat draw): such trials must not share a group, nor trial ids.
+    """
+    if not env_kwargs and not trial_kwargs:
+        return ""
+    text = json.dumps([env_kwargs, trial_kwargs], sort_keys=True, default=repr)
+    return "|" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
 def make_trial_env(plan: Any) -> Any:
