@@ -64,6 +64,12 @@ def test_plan_groups_keeps_trials_of_different_settings_apart():
     assert [p.group_id for p in again] == [p.group_id for p in other]  # deterministic
 
 
+def test_collect_refuses_repeated_trial_ids():
+    plans = plan_groups(KUHN, [0], group_size=2, opponent="aggressive")
+    with pytest.raises(ValueError, match="trial id .*task0.* twice"):
+        collect(plans + plans, RandomLegalAgent)
+
+
 def test_plan_groups_rejects_a_repeated_task_seed():
     # a repeated seed gave the same trial ids and the same agent seeds: identical trials,
     # counted twice in their group, and collect() could not tell them apart

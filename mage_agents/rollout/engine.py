@@ -349,8 +349,15 @@ def collect(
     Raises:
         BackendFailure: At the first trial the backend gave no answer to (the rollout is
             stopped, its envs closed), unless ``keep_incomplete``.
+        ValueError: If two planned trials share a trial id.
     """
-    order = {str(t.trial_id): k for k, t in enumerate(trials)}
+    order: dict[str, int] = {}
+    for k, trial in enumerate(trials):
+        if order.setdefault(str(trial.trial_id), k) != k:
+            raise ValueError(
+                f"The trial id {trial.trial_id!r} is planned twice; collect() returns trials by "
+                "id, so every planned trial needs its own."
+            )
     done = []
     with closing(rollout(trials, new_agent, **options)) as trajectories:
         for trajectory in trajectories:
