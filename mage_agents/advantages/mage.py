@@ -18,8 +18,10 @@ With ``R_n`` the return of episode ``n`` of a trial:
 
 Published setting (Kuhn poker, tic-tac-toe): ``step_gamma=0.95``, ``traj_gamma=0.6`` (0.9
 Sokoban), ``omega=1``, ``mode="mean_norm"``, ``stats="turn"``, group size 8, invalid-action
-penalty 2 in Kuhn poker; ``reflection_score="zero"`` and ``across="code"`` for the code's exact
-arithmetic. The ablations switch ``differential`` and ``opponent_norm`` off.
+penalty 2 in Kuhn poker; ``reflection_score="zero"`` and ``across="code"`` for the code's returns
+and episode scores (the differences left are LaMer's, see :mod:`~mage_agents.advantages.lamer`;
+MAGE's code also keeps each trial group, all against one opponent, and splits its anchors by
+opponent). The ablations switch ``differential`` and ``opponent_norm`` off.
 
 Example (worked by hand, ``step_gamma=traj_gamma=0.5``): trial ``a`` has one-step episodes with
 returns 1 and 3 against opponent ``x``: ``d = 1, 2``; returns: episode 0: 1 + 0.5*2 = 2,
