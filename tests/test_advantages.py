@@ -249,3 +249,16 @@ def test_groups_are_read_from_the_trajectory_group_id(name):
     # (mean_norm): episode and step terms +-0.5 in x, +-1.5 in y
     expected = [[0.7071], [-0.7071]] * 2 if name == "grpo" else [[1.0], [-1.0], [3.0], [-3.0]]
     assert _lists(ESTIMATORS[name](batch)) == expected
+
+
+def test_an_anchor_group_of_one_trajectory_has_no_std_to_scale_by():
+    # a is in s0 twice, alone: per trajectory that group weighs 1, and the unbiased std over
+    # N - 1 = 0 is undefined; it gave +-1e-6 (a std of 1e-12 counted as 1), not a clean value
+    a = T([[0.0, 1.0]], trial_id="a", anchors=[["s0", "s0"]])
+    b = T([[0.0]], trial_id="b", anchors=[["s1"]])
+    settings = {"gamma": 0.5, "mode": "mean_std_norm", "stats": "trajectory"}
+    both, episode = gigpo([a, b], **settings), gigpo([a, b], omega=0.0, **settings)
+    assert [(x - e).tolist() for x, e in zip(both, episode, strict=True)] == [[0.0, 0.0], [0.0]]
+    # mean_norm needs no std: the two visits are still told apart (returns 0.5, 1; mean 0.75)
+    steps = gigpo([a, b], gamma=0.5, stats="trajectory")
+    assert _lists(steps) == [[0.25, 0.75], [-0.5]]

@@ -123,7 +123,8 @@ def normalise(
     ``std = sqrt(sum(w * (s - mean)**2) / (N - 1))``. The advantage is ``s - mean``, divided by
     ``std + eps`` when ``scale_std``; with ``leave_one_out`` it is ``N / (N - 1) * (s - mean)``,
     the score minus the mean of the others (RLOO). A group with fewer than two distinct
-    ``members`` (trajectories, or rows) or with equal scores gets 0, never NaN.
+    ``members`` (trajectories, or rows) or with equal scores gets 0, never NaN; so does, when
+    scaling by the std, a group of total weight ``N <= 1`` (its std is undefined).
 
     Example:
         >>> s = np.array([3.0, 1.0, 2.0, 5.0])
@@ -155,5 +156,6 @@ def normalise(
     elif scale_std:
         std = np.sqrt(np.bincount(group, weights * centred**2) / spare)
         centred = centred / (std[group] + eps)
+        dead |= total <= 1.0  # one trajectory's weight: the std over N - 1 = 0 is undefined
     centred[dead[group]] = 0.0
     return centred
