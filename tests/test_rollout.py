@@ -257,3 +257,11 @@ def test_an_invalid_answer_that_ends_an_episode_is_flagged(reflection):
         (1, True, "<invalid>"),
     ]
     assert sum(t.invalid for t in plays) == trajectory.result.invalid_actions == 2
+
+
+def test_a_trial_that_ends_on_its_last_allowed_step_was_not_stopped():
+    plans = plan_groups(KUHN, [2], group_size=1, opponent="aggressive")
+    (free,) = collect(plans, RandomLegalAgent)
+    (tight,) = collect(plans, RandomLegalAgent, max_steps=len(free.turns))
+    assert not free.step_limit and not tight.step_limit
+    assert _without_timing([tight]) == _without_timing([free])

@@ -323,9 +323,12 @@ def _advance(
     live.reflections += live.turns[-1].is_reflection
     observation, _, terminated, truncated, info = result
     live.observation, live.info = observation, dict(info)
-    limited = len(live.turns) >= max_steps
-    if not (terminated or truncated or limited):
-        return None
+    if terminated or truncated:
+        limited = False  # ended on its own, even on the last step allowed
+    else:
+        limited = len(live.turns) >= max_steps
+        if not limited:
+            return None
     figures = envs.finish(slot)
     return _trajectory(live, figures, limited)
 
