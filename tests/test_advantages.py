@@ -208,3 +208,57 @@ def test_lamer_per_trajectory_statistics_count_each_trial_once():
     # per trajectory: a's rows weigh 1/3 each: mean (8/3 + 0) / 2 = 4/3
     per_trial = lamer([a, b], omega=0.0, stats="trajectory")
     assert _lists(per_trial) == [[-1.3333, 2.6667, 2.6667], [-1.3333]]
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -float("inf")])
+def test_a_non_finite_reward_is_a_clear_error(name, bad):
+    # a NaN made every advantage of its group NaN; an inf made its group silently 0
+    group = [T([[0.0, r]], trial_id=str(k)) for k, r in enumerate((bad, 1.0, 0.0))]
+    with pytest.raises(ValueError, match=r"trial '0'.*not finite"):
+        estimate(name, group)
+
+
+def test_mage_turns_without_an_opponent_are_normalised_in_their_trial_group():
+    # single-agent envs (Sokoban, WebShop, ALFWorld) name no opponent: comparing every trial
+    # of the batch would rank an easy task's trials above a hard one's
+    batch = [
+        T([[r]], trial_id=f"{g}{r}", group_id=g, anchors=[[g]])
+        for g, returns in (("easy", (11.0, 10.0)), ("hard", (1.0, 0.0)))
+        for r in returns
+    ]
+    # each group: returns r, r - 1 (mean_norm): episode term +-0.5, step term +-0.5
+    expected = [[1.0], [-1.0], [1.0], [-1.0]]
+    assert _lists(mage(batch)) == expected == _lists(mage(batch, opponent_norm=False))
+    # with an opponent named, turns still compare across groups against the same opponent
+    named = [T([[r]], trial_id=str(r), group_id=str(r), opponent="x") for r in (1.0, 0.0)]
+    assert _lists(mage(named, omega=0.0)) == [[0.5], [-0.5]]
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_groups_are_read_from_the_trajectory_group_id(name):
+    # as documented: regrouping a batch (renaming Trajectory.group_id) regroups its turns
+    batch = [
+        T([[r]], trial_id=f"{g}{r}")
+        for g, returns in (("x", (1, 0)), ("y", (5, 2)))
+        for r in returns
+    ]
+    for trajectory in batch:
+        trajectory.group_id = trajectory.trial_id[0]
+    # x: returns 1, 0; y: 5, 2. grpo: +-0.7071 in both; rloo: +-1, +-3; the two-term ones
+    # (mean_norm): episode and step terms +-0.5 in x, +-1.5 in y
+    expected = [[0.7071], [-0.7071]] * 2 if name == "grpo" else [[1.0], [-1.0], [3.0], [-3.0]]
+    assert _lists(ESTIMATORS[name](batch)) == expected
+
+
+def test_an_anchor_group_of_one_trajectory_has_no_std_to_scale_by():
+    # a is in s0 twice, alone: per trajectory that group weighs 1, and the unbiased std over
+    # N - 1 = 0 is undefined; it gave +-1e-6 (a std of 1e-12 counted as 1), not a clean value
+    a = T([[0.0, 1.0]], trial_id="a", anchors=[["s0", "s0"]])
+    b = T([[0.0]], trial_id="b", anchors=[["s1"]])
+    settings = {"gamma": 0.5, "mode": "mean_std_norm", "stats": "trajectory"}
+    both, episode = gigpo([a, b], **settings), gigpo([a, b], omega=0.0, **settings)
+    assert [(x - e).tolist() for x, e in zip(both, episode, strict=True)] == [[0.0, 0.0], [0.0]]
+    # mean_norm needs no std: the two visits are still told apart (returns 0.5, 1; mean 0.75)
+    steps = gigpo([a, b], gamma=0.5, stats="trajectory")
+    assert _lists(steps) == [[0.25, 0.75], [-0.5]]

@@ -49,6 +49,34 @@ def test_plan_groups_rejects_bad_sizes():
         plan_groups(KUHN, [-1], group_size=2)
 
 
+def test_plan_groups_keeps_trials_of_different_settings_apart():
+    # the same task seed with other env or trial settings is another task: plans of two calls
+    # put together must not share a group (nor trial ids)
+    plain = plan_groups(KUHN, [0], group_size=2, opponent="aggressive")
+    other = plan_groups(KUHN, [0], 2, opponent="aggressive", env_kwargs={"max_invalid_actions": 1})
+    seats = plan_groups(
+        KUHN, [0], 2, opponent="aggressive", trial_kwargs={"seat_rotation": "trial"}
+    )
+    groups = {p.group_id for p in plain + other + seats}
+    assert len(groups) == 3 and len({p.trial_id for p in plain + other + seats}) == 6
+    assert plain[0].group_id == "mage/KuhnPoker-v0|aggressive|task0"  # defaults: the short id
+    again = plan_groups(KUHN, [0], 2, opponent="aggressive", env_kwargs={"max_invalid_actions": 1})
+    assert [p.group_id for p in again] == [p.group_id for p in other]  # deterministic
+
+
+def test_collect_refuses_repeated_trial_ids():
+    plans = plan_groups(KUHN, [0], group_size=2, opponent="aggressive")
+    with pytest.raises(ValueError, match="trial id .*task0.* twice"):
+        collect(plans + plans, RandomLegalAgent)
+
+
+def test_plan_groups_rejects_a_repeated_task_seed():
+    # a repeated seed gave the same trial ids and the same agent seeds: identical trials,
+    # counted twice in their group, and collect() could not tell them apart
+    with pytest.raises(ValueError, match="task seed 3 .*twice"):
+        plan_groups(KUHN, [3, 4, 3], group_size=2)
+
+
 def test_turns_record_phases_rewards_and_anchors():
     (trajectory,) = collect(plan_groups(KUHN, [3], 1, opponent="aggressive"), RandomLegalAgent)
     turns = trajectory.turns
@@ -207,3 +235,33 @@ def test_an_env_error_in_a_worker_is_reported():
     plans = plan_groups("mage/NoSuchGame-v0", [0], 1)
     with pytest.raises(RuntimeError, match="worker process: .*NoSuchGame"):
         collect(plans, RandomLegalAgent, env_workers=1)
+
+
+@pytest.mark.parametrize("reflection", [True, False])
+def test_an_invalid_answer_that_ends_an_episode_is_flagged(reflection):
+    # one invalid answer ends an episode; without reflections the next episode starts at once,
+    # and the info after the step is the new episode's: the flag must still reach the turn
+    plans = plan_groups(
+        KUHN,
+        [0],
+        group_size=1,
+        num_episodes=2,
+        opponent="aggressive",
+        env_kwargs={"max_invalid_actions": 1},
+        trial_kwargs={"reflection": reflection},
+    )
+    (trajectory,) = collect(plans, lambda: CallableAgent(lambda obs, info: "nonsense"))
+    plays = trajectory.play_turns
+    assert [(t.episode, t.invalid, t.move) for t in plays] == [
+        (0, True, "<invalid>"),
+        (1, True, "<invalid>"),
+    ]
+    assert sum(t.invalid for t in plays) == trajectory.result.invalid_actions == 2
+
+
+def test_a_trial_that_ends_on_its_last_allowed_step_was_not_stopped():
+    plans = plan_groups(KUHN, [2], group_size=1, opponent="aggressive")
+    (free,) = collect(plans, RandomLegalAgent)
+    (tight,) = collect(plans, RandomLegalAgent, max_steps=len(free.turns))
+    assert not free.step_limit and not tight.step_limit
+    assert _without_timing([tight]) == _without_timing([free])

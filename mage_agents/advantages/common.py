@@ -61,7 +61,10 @@ class Rows:
         owner: Row -> index of its trajectory.
         reward, episode, play, invalid: Per row: the env reward, the episode index, whether it is
             a play turn, whether its answer was invalid.
-        group: Row -> id of its trial group (``Turn.group_id``).
+        group: Row -> id of its trial group (its trajectory's ``group_id``).
+
+    Raises:
+        ValueError: If a reward is not finite (NaN or infinite).
     """
 
     def __init__(self, trajectories: Sequence[Any]) -> None:
@@ -71,10 +74,16 @@ class Rows:
         n = len(self.turns)
         self.owner = np.repeat(np.arange(len(self.lengths), dtype=np.int64), self.lengths)
         self.reward = np.fromiter((t.reward for t in self.turns), np.float64, n)
+        if not np.isfinite(self.reward).all():  # a NaN would poison its whole group, inf zero it
+            turn = self.turns[int(np.flatnonzero(~np.isfinite(self.reward))[0])]
+            raise ValueError(
+                f"The reward of trial {turn.trial_id!r}, episode {turn.episode}, step "
+                f"{turn.step} is {turn.reward}, not finite: no advantage can be computed."
+            )
         self.episode = np.fromiter((t.episode for t in self.turns), np.int64, n)
         self.play = np.fromiter((t.phase == "play" for t in self.turns), bool, n)
         self.invalid = np.fromiter((bool(t.invalid) for t in self.turns), bool, n)
-        self.group = ids([t.group_id for t in self.turns])
+        self.group = ids([t.group_id for t in self.trajectories])[self.owner]
 
     def __len__(self) -> int:
         return len(self.turns)
@@ -114,7 +123,8 @@ def normalise(
     ``std = sqrt(sum(w * (s - mean)**2) / (N - 1))``. The advantage is ``s - mean``, divided by
     ``std + eps`` when ``scale_std``; with ``leave_one_out`` it is ``N / (N - 1) * (s - mean)``,
     the score minus the mean of the others (RLOO). A group with fewer than two distinct
-    ``members`` (trajectories, or rows) or with equal scores gets 0, never NaN.
+    ``members`` (trajectories, or rows) or with equal scores gets 0, never NaN; so does, when
+    scaling by the std, a group of total weight ``N <= 1`` (its std is undefined).
 
     Example:
         >>> s = np.array([3.0, 1.0, 2.0, 5.0])
@@ -146,5 +156,6 @@ def normalise(
     elif scale_std:
         std = np.sqrt(np.bincount(group, weights * centred**2) / spare)
         centred = centred / (std[group] + eps)
+        dead |= total <= 1.0  # one trajectory's weight: the std over N - 1 = 0 is undefined
     centred[dead[group]] = 0.0
     return centred

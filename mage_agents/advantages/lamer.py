@@ -23,7 +23,10 @@ Advantage, as LaMer (verl-agent's GiGPO with these returns): ``A_t = A^E_t + ome
 Published setting: ``step_gamma=0.95``, ``traj_gamma=0.6`` (0.9 Sokoban), ``omega=1``,
 ``mode="mean_norm"``, ``stats="turn"``, group size 8, invalid-action penalty 0.5 (pass it to
 :func:`~mage_agents.advantages.estimate`); ``reflection_score="zero"`` and ``across="code"`` for
-the code's exact arithmetic.
+the code's returns and episode scores. Two differences from the code remain: its reflection turns
+all share one anchor (``"reflection"``), so their step term compares every reflection of the
+group, where here a reflection's anchor is its own observation; and it subtracts the invalid
+penalty from a row's score before normalising, where here it comes after (once).
 
 Example (worked by hand, ``step_gamma=traj_gamma=0.5``): two trials of two one-step episodes,
 rewards ``a = [0], [4]`` and ``b = [0], [0]``, all from the same anchor state ``s0``. Returns:

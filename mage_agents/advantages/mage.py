@@ -13,12 +13,15 @@ With ``R_n`` the return of episode ``n`` of a trial:
 - opponent-specific normalisation (``opponent_norm=True``): the comparison groups are the
   opponents, over the whole batch: a turn is normalised with the statistics of the turns played
   against the same opponent (``Turn.opponent``), and its anchor-state group is formed among them.
+  A turn that names no opponent (single-agent envs) is normalised within its trial group.
   ``opponent_norm=False`` normalises within trial groups, as LaMer.
 
 Published setting (Kuhn poker, tic-tac-toe): ``step_gamma=0.95``, ``traj_gamma=0.6`` (0.9
 Sokoban), ``omega=1``, ``mode="mean_norm"``, ``stats="turn"``, group size 8, invalid-action
-penalty 2 in Kuhn poker; ``reflection_score="zero"`` and ``across="code"`` for the code's exact
-arithmetic. The ablations switch ``differential`` and ``opponent_norm`` off.
+penalty 2 in Kuhn poker; ``reflection_score="zero"`` and ``across="code"`` for the code's returns
+and episode scores (the differences left are LaMer's, see :mod:`~mage_agents.advantages.lamer`;
+MAGE's code also keeps each trial group, all against one opponent, and splits its anchors by
+opponent). The ablations switch ``differential`` and ``opponent_norm`` off.
 
 Example (worked by hand, ``step_gamma=traj_gamma=0.5``): trial ``a`` has one-step episodes with
 returns 1 and 3 against opponent ``x``: ``d = 1, 2``; returns: episode 0: 1 + 0.5*2 = 2,
@@ -50,7 +53,20 @@ from mage_agents.advantages.lamer import row_scores
 from mage_agents.advantages.returns import discounted_returns, episode_table
 from mage_envs.meta.trial import differential_returns
 
-__all__ = ["mage", "meta_rewards", "meta_reward_rows"]
+__all__ = ["mage", "meta_rewards", "meta_reward_rows", "opponent_keys"]
+
+
+def opponent_keys(rows: Rows) -> np.ndarray:
+    """Row -> id of its opponent group: its opponent over the batch, else its trial group.
+
+    A turn that names no opponent (a single-agent env) keeps its trial group: one batch-wide
+    group of every task would compare trials of easy tasks with those of hard ones.
+    """
+    keys = [
+        ("group", int(g)) if t.opponent is None else ("opponent", t.opponent)
+        for t, g in zip(rows.turns, rows.group, strict=True)
+    ]
+    return ids(keys)
 
 
 def meta_reward_rows(rows: Rows, differential: bool = True) -> tuple[np.ndarray, np.ndarray]:
@@ -113,7 +129,8 @@ def mage(
         mode: ``"mean_norm"`` or ``"mean_std_norm"``.
         stats: ``"turn"`` or ``"trajectory"``.
         differential: Use ``R_n - R_{n-1}`` (True) or ``R_n`` (False) as episode rewards.
-        opponent_norm: Normalise per opponent over the batch (True) or per trial group.
+        opponent_norm: Normalise per opponent over the batch (True; turns without an opponent
+            within their trial group) or per trial group.
         across: ``"paper"`` (LaMer's formula) or ``"code"`` (the published recursion).
         reflection_score: ``"next"`` or ``"zero"``: a reflection's score in the episode term.
         eps: Added to the std.
@@ -125,7 +142,7 @@ def mage(
     meta, rewards = meta_reward_rows(rows, differential)
     scores = row_scores(rows, meta, reflection_score)
     step_returns = discounted_returns(rows, rewards, step_gamma, traj_gamma, across)
-    keys = ids([t.opponent for t in rows.turns]) if opponent_norm else rows.group
+    keys = opponent_keys(rows) if opponent_norm else rows.group
     advantages = two_term_advantages(
         rows, scores, step_returns, keys, omega=omega, mode=mode, stats=stats, eps=eps
     )

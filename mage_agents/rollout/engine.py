@@ -102,7 +102,13 @@ def _turn(live: _Live, reply: Reply, result: StepResult) -> Turn:
     index = info.get("episode_index")
     episode = int(index) if isinstance(index, int) else live.reflections
     step = info.get("step_in_episode")
-    invalid = play and bool(new_info.get("invalid_action"))
+    outcome = new_info
+    if play and new_info.get("episode_index") != index:
+        # The step ended the episode and the next one started at once (no reflection): the info
+        # is the new episode's, and the inner env's last info is in "episode_info".
+        last = new_info.get("episode_info")
+        outcome = last if isinstance(last, dict) else new_info
+    invalid = play and bool(outcome.get("invalid_action"))
     anchor = info.get("inner_observation") if play else None
     return Turn(
         trial_id=str(live.trial.trial_id),
@@ -317,9 +323,12 @@ def _advance(
     live.reflections += live.turns[-1].is_reflection
     observation, _, terminated, truncated, info = result
     live.observation, live.info = observation, dict(info)
-    limited = len(live.turns) >= max_steps
-    if not (terminated or truncated or limited):
-        return None
+    if terminated or truncated:
+        limited = False  # ended on its own, even on the last step allowed
+    else:
+        limited = len(live.turns) >= max_steps
+        if not limited:
+            return None
     figures = envs.finish(slot)
     return _trajectory(live, figures, limited)
 
@@ -343,8 +352,15 @@ def collect(
     Raises:
         BackendFailure: At the first trial the backend gave no answer to (the rollout is
             stopped, its envs closed), unless ``keep_incomplete``.
+        ValueError: If two planned trials share a trial id.
     """
-    order = {str(t.trial_id): k for k, t in enumerate(trials)}
+    order: dict[str, int] = {}
+    for k, trial in enumerate(trials):
+        if order.setdefault(str(trial.trial_id), k) != k:
+            raise ValueError(
+                f"The trial id {trial.trial_id!r} is planned twice; collect() returns trials by "
+                "id, so every planned trial needs its own."
+            )
     done = []
     with closing(rollout(trials, new_agent, **options)) as trajectories:
         for trajectory in trajectories:

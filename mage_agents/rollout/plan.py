@@ -8,6 +8,8 @@ accepts any object with the attributes of :class:`TrialPlan` that it reads (``tr
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -69,6 +71,10 @@ def plan_groups(
 ) -> list[TrialPlan]:
     """Plan ``group_size`` trials for each task seed, one group per task seed.
 
+    The group id is ``"{env_id}|{opponent}|task{task_seed}"``, followed by ``"|"`` and a digest
+    of ``env_kwargs`` and ``trial_kwargs`` when any is given, so that the plans of several calls
+    can be played and compared together.
+
     Args:
         env_id: The env to play.
         task_seeds: One group per seed (the trial wrapper's reset seed).
@@ -80,6 +86,10 @@ def plan_groups(
         seed: Mixed into every agent seed, so that two training steps over the same task seeds
             sample differently.
 
+    Raises:
+        ValueError: For a group size or episode count below 1, a negative task seed, or a task
+            seed given twice.
+
     Example:
         >>> plans = plan_groups("mage/KuhnPoker-v0", [7, 8], group_size=2, opponent="aggressive")
         >>> [(p.group_id, p.trial_id[-2:]) for p in plans][:2]
@@ -87,11 +97,19 @@ def plan_groups(
     """
     if group_size < 1 or num_episodes < 1:
         raise ValueError("group_size and num_episodes must be at least 1.")
-    plans = []
+    env_kwargs, trial_kwargs = dict(env_kwargs or {}), dict(trial_kwargs or {})
+    tag = _settings_tag(env_kwargs, trial_kwargs)
+    plans, seen = [], set()
     for task_seed in task_seeds:
         if int(task_seed) < 0:
             raise ValueError(f"Task seeds must be non-negative, not {task_seed}.")
-        group_id = f"{env_id}|{opponent}|task{int(task_seed)}"
+        if int(task_seed) in seen:
+            raise ValueError(
+                f"The task seed {task_seed} is given twice: its trials would repeat the same "
+                "trial ids and agent seeds. Give each task once (group_size sets K)."
+            )
+        seen.add(int(task_seed))
+        group_id = f"{env_id}|{opponent}|task{int(task_seed)}{tag}"
         for k in range(group_size):
             state = np.random.SeedSequence([int(seed), int(task_seed), k]).generate_state(1)
             plans.append(
@@ -103,11 +121,23 @@ def plan_groups(
                     seed=int(state[0]),
                     opponent=opponent,
                     num_episodes=num_episodes,
-                    env_kwargs=dict(env_kwargs or {}),
-                    trial_kwargs=dict(trial_kwargs or {}),
+                    env_kwargs=dict(env_kwargs),
+                    trial_kwargs=dict(trial_kwargs),
                 )
             )
     return plans
+
+
+def _settings_tag(env_kwargs: dict[str, Any], trial_kwargs: dict[str, Any]) -> str:
+    """``""`` without extra settings, else ``"|"`` and a short digest of them.
+
+    The same task seed under other env or trial settings is another task (another level
+    generator, another seat draw): such trials must not share a group, nor trial ids.
+    """
+    if not env_kwargs and not trial_kwargs:
+        return ""
+    text = json.dumps([env_kwargs, trial_kwargs], sort_keys=True, default=repr)
+    return "|" + hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
 def make_trial_env(plan: Any) -> Any:
