@@ -133,6 +133,20 @@ def test_the_step_limit_stops_a_trial_with_the_episodes_so_far():
     assert len(trajectory.result.returns) >= 1
 
 
+def test_a_step_limit_inside_the_first_episode_counts_it_unsolved_with_its_rewards_so_far():
+    # Every answer is invalid, so the first Sokoban episode never ends on its own within 2 steps.
+    plans = plan_groups("mage/Sokoban-v0", [0], 1, num_episodes=3)
+
+    def agent():
+        return CallableAgent(lambda observation, info: "no move here")
+
+    (trajectory,) = collect(plans, agent, max_steps=2)
+    assert trajectory.step_limit and len(trajectory.turns) == 2
+    rewards = sum(t.reward for t in trajectory.turns)
+    assert trajectory.result.returns == [rewards] and trajectory.result.successes == [False]
+    assert trajectory.result.pass_at_k == [0.0, 0.0, 0.0]
+
+
 def test_not_a_trial_env_is_a_clear_error():
     import gymnasium as gym
 

@@ -177,6 +177,8 @@ def _trajectory(
     figures = live.info.get("trial")
     if figures is None and (limited or incomplete):
         figures = trial_figures  # stopped early: the episodes so far
+    if figures is None and limited:
+        figures = _cut_in_first_episode(live)
     if figures is None and not incomplete:
         raise RuntimeError(
             f"{getattr(live.trial, 'env_id', 'the env')}: the trial ended without "
@@ -193,6 +195,26 @@ def _trajectory(
         incomplete=incomplete,
         reset_error=live.reset_error,
     )
+
+
+def _cut_in_first_episode(live: _Live) -> dict[str, Any]:
+    """The figures of a trial the step limit stopped before any episode ended.
+
+    The episode cut off counts as played and unsolved, with the rewards it earned so far: a
+    trainer gets a result for every step-limited trial, and a runner never reads it as solved.
+    """
+    plays = [t for t in live.turns if t.phase == "play"]
+    last = plays[-1] if plays else None
+    result = TrialResult.from_episodes(
+        [sum(t.reward for t in plays)],
+        [False],
+        num_episodes=int(getattr(live.trial, "num_episodes", 1)),
+        opponents=[last.opponent if last else None],
+        seats=[last.seat if last else None],
+        invalid_actions=sum(t.invalid for t in plays),
+        lengths=[len(plays)],
+    )
+    return result.to_dict()
 
 
 def _reset(agent: Agent, seed: int) -> str | None:
