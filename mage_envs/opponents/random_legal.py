@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mage_envs.opponents.base import PolicyOpponent, SeatView
+from mage_envs.seeds import draw_seed
 
 __all__ = ["RandomLegal", "RandomLegalPolicy", "RandomOpponent", "legal_mask"]
 
@@ -88,7 +89,7 @@ class RandomLegal(PolicyOpponent):
             if mask is not None and mask.any():
                 return start + int(self.pick(np.flatnonzero(mask)))
             return start + self._rng.randrange(int(action_space.n))
-        action_space.seed(self._rng.getrandbits(31))
+        action_space.seed(draw_seed(self._rng))
         return action_space.sample()
 
 
