@@ -33,13 +33,12 @@ from dataclasses import asdict, dataclass, field
 from multiprocessing import get_context
 from typing import Any
 
-import numpy as np
-
 from baselines.achievable import task_winnable
 from baselines.agents import AgentFactory, build_agent_factory
 from baselines.results import ResultsFile
 from mage_agents.base import Agent
 from mage_agents.rollout import MAX_STEPS_PER_TRIAL, Trajectory, make_trial_env, rollout
+from mage_envs.seeds import child_seed
 
 __all__ = ["TrialSpec", "plan_trials", "play_trials", "evaluate", "make_trial_env"]
 
@@ -159,7 +158,7 @@ def plan_trials(
 
 
 def _agent_seed(task_seed: int, repeat: int) -> int:
-    return int(np.random.SeedSequence([task_seed, repeat]).generate_state(1)[0])
+    return child_seed(task_seed, repeat)
 
 
 def _record(trajectory: Trajectory, spec: TrialSpec) -> dict[str, Any]:

@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import numpy as np
 import pyspiel
 from open_spiel.python.algorithms.best_response import BestResponsePolicy
 
 from mage_envs.opponents import SeatView, make_opponent
 from mage_envs.opponents.openspiel_policy import OpponentPolicy
+from mage_envs.opponents.random_legal import RandomLegal
 
 __all__ = ["RandomLegalAgent", "PolicyAgent", "BestResponseAgent", "NO_REFLECTION"]
 
@@ -31,6 +31,10 @@ NO_REFLECTION = "No reflection: this agent is scripted."
 
 class RandomLegalAgent:
     """Chooses a uniformly random move from ``info["legal_actions"]``.
+
+    A thin adapter: the choice is the suite's one random-legal policy
+    (:class:`mage_envs.opponents.random_legal.RandomLegal`), seeded with the trial seed, so the
+    learner's seat and the opponents' seats play "random" the same way.
 
     Example:
         >>> agent = RandomLegalAgent()
@@ -42,11 +46,11 @@ class RandomLegalAgent:
     name = "random-legal"
 
     def __init__(self) -> None:
-        self._rng = np.random.default_rng()
+        self.policy = RandomLegal()
 
     def reset(self, seed: int | None = None) -> None:
         """Reseed for a new trial."""
-        self._rng = np.random.default_rng(seed)
+        self.policy.reset(seed)
 
     def act(self, observation: str, info: Mapping[str, Any]) -> str:
         """Return a random legal move (or the fixed reflection in the reflect phase)."""
@@ -55,7 +59,7 @@ class RandomLegalAgent:
         legal = info.get("legal_actions") or []
         if not legal:
             return ""
-        return str(legal[int(self._rng.integers(len(legal)))])
+        return str(self.policy.pick(legal))
 
 
 class _SeatAgent:

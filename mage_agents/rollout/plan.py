@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
+from mage_envs.seeds import child_seed
 
 __all__ = ["TrialPlan", "PlannedTrial", "plan_groups", "make_trial_env"]
 
@@ -111,14 +111,14 @@ def plan_groups(
         seen.add(int(task_seed))
         group_id = f"{env_id}|{opponent}|task{int(task_seed)}{tag}"
         for k in range(group_size):
-            state = np.random.SeedSequence([int(seed), int(task_seed), k]).generate_state(1)
+            agent_seed = child_seed(int(seed), int(task_seed), k)
             plans.append(
                 TrialPlan(
                     trial_id=f"{group_id}|s{seed}|r{k}",
                     group_id=group_id,
                     env_id=env_id,
                     task_seed=int(task_seed),
-                    seed=int(state[0]),
+                    seed=agent_seed,
                     opponent=opponent,
                     num_episodes=num_episodes,
                     env_kwargs=dict(env_kwargs),

@@ -22,6 +22,7 @@ from mage_envs.games.views import View, ViewCache
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
 from mage_envs.parsing import parse_action
+from mage_envs.seeds import draw_seed
 from mage_envs.text import fit_text, render_text, text_space
 
 __all__ = ["OpenSpielTextEnv", "SEATS"]
@@ -129,8 +130,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             self._member = drawn
         self.opponent = self._members[self._member]
         self._player = self._draw_seat(options.get("seat", self.seat))
-        # 63 raw bits of the seeded stream: as good a seed as integers(), a fifth of the cost.
-        self.opponent.reset(int(self.np_random.bit_generator.random_raw()) >> 1, 1 - self._player)
+        self.opponent.reset(draw_seed(self.np_random), 1 - self._player)
         self._state = self.game.new_initial_state()
         self.game_index += 1
         self._invalid.clear()

@@ -41,6 +41,7 @@ from mage_envs.meta.text_adapter import (
 )
 from mage_envs.opponents import Population, as_population, make_opponent
 from mage_envs.parsing import parse_action
+from mage_envs.seeds import draw_seed
 
 __all__ = ["PettingZooTextEnv"]
 
@@ -124,7 +125,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
         super().reset(seed=seed)
         options = options or {}
         self._agent = self._seat_agent(options.get("seat"))
-        self.aec.reset(seed=int(self.np_random.integers(2**31 - 1)))
+        self.aec.reset(seed=draw_seed(self.np_random))
         specs = self._opponent_specs
         if isinstance(specs, Population):
             if self._member is None or not options.get("keep_opponent", False):
@@ -132,7 +133,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
             specs = self._population_member(specs)
         self._policies = self._build_policies(specs)
         for agent, policy in sorted(self._policies.items()):
-            policy.reset(int(self.np_random.integers(2**31 - 1)), agent)
+            policy.reset(draw_seed(self.np_random), agent)
         self._streak.clear()
         self._return, self._done, self._truncated = 0.0, False, False
         self._advance()

@@ -2,10 +2,12 @@
 
 Every other seat is played by an :class:`AgentPolicy` (``name``, ``reset(seed, agent)``,
 ``choose(observation, info, action_space)``). :func:`as_policy` turns each accepted form into one,
-once, when the env builds its policies: ``None`` becomes :class:`RandomLegalPolicy`, a function
-becomes a :class:`FunctionPolicy`, and an OpenSpiel :class:`~mage_envs.opponents.Opponent` (the
-suite's scripted styles, CFR, MCTS) becomes an :class:`OpponentSeat`, which shows it only its
-seat's :class:`~mage_envs.opponents.SeatView`. The play loop then calls ``choose`` and nothing else.
+once, when the env builds its policies: ``None`` becomes the suite's one random-legal policy
+(:class:`~mage_envs.opponents.random_legal.RandomLegal`, also named ``RandomLegalPolicy``), a
+function becomes a :class:`FunctionPolicy`, and an OpenSpiel
+:class:`~mage_envs.opponents.Opponent` (the suite's scripted styles, CFR, MCTS, RandomLegal)
+becomes an :class:`OpponentSeat`, which shows it only its seat's
+:class:`~mage_envs.opponents.SeatView`. The play loop then calls ``choose`` and nothing else.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
-import numpy as np
 from gymnasium import spaces
 
-from mage_envs.meta.text_adapter import legal_mask
 from mage_envs.opponents import Opponent, SeatView
+from mage_envs.opponents.random_legal import RandomLegalPolicy
 
 __all__ = ["AgentPolicy", "FunctionPolicy", "OpponentSeat", "RandomLegalPolicy", "as_policy"]
 
@@ -33,41 +34,6 @@ class AgentPolicy(Protocol):
 
     def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
         """Return a legal action for the current observation."""
-
-
-class RandomLegalPolicy:
-    """Plays a uniformly random legal action (from the mask or legal ids), else samples the space.
-
-    Example:
-        >>> import numpy as np
-        >>> from gymnasium import spaces
-        >>> policy = RandomLegalPolicy()
-        >>> policy.reset(seed=0, agent="player_0")
-        >>> obs = {"action_mask": np.array([0, 0, 1])}
-        >>> policy.choose(obs, {}, spaces.Discrete(3))
-        2
-    """
-
-    name = "random"
-
-    def __init__(self) -> None:
-        self._rng = np.random.default_rng()
-
-    def reset(self, seed: int | None, agent: str) -> None:
-        """Reseed the generator."""
-        self._rng = np.random.default_rng(seed)
-
-    def choose(self, observation: Any, info: dict, action_space: spaces.Space) -> Any:
-        """Return a random legal action."""
-        if info and info.get("legal_action_ids"):
-            return int(self._rng.choice(info["legal_action_ids"]))
-        mask = legal_mask(observation, info)
-        if isinstance(action_space, spaces.Discrete):
-            if mask is not None and mask.any():
-                return int(action_space.start) + int(self._rng.choice(np.flatnonzero(mask)))
-            return int(action_space.start) + int(self._rng.integers(int(action_space.n)))
-        action_space.seed(int(self._rng.integers(2**31 - 1)))
-        return action_space.sample()
 
 
 class FunctionPolicy:
@@ -133,10 +99,12 @@ def as_policy(spec: Any, env: Any = None) -> AgentPolicy:
     """
     if spec is None:
         return RandomLegalPolicy()
-    if isinstance(spec, AgentPolicy):
-        return spec
+    # An Opponent first: RandomLegal is both an Opponent and an AgentPolicy, and one given as an
+    # opponent plays as one (it sees only its SeatView), whatever else it can do.
     if isinstance(spec, Opponent) and env is not None:
         return OpponentSeat(spec, env)
+    if isinstance(spec, AgentPolicy):
+        return spec
     if callable(spec):
         return FunctionPolicy(spec)
     raise TypeError(

@@ -27,6 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
+from mage_envs.opponents.random_legal import legal_mask
 from mage_envs.parsing import extract_tagged, parse_action
 from mage_envs.text import fit_text, text_space
 
@@ -49,15 +50,6 @@ MAX_ELEMENTS = 256
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
 _LEAVES = (spaces.Discrete, spaces.MultiDiscrete, spaces.MultiBinary, spaces.Box)
-
-
-def legal_mask(observation: Any, info: dict | None) -> np.ndarray | None:
-    """Return the action mask from ``info["action_mask"]`` or ``observation["action_mask"]``."""
-    if info and info.get("action_mask") is not None:
-        return np.asarray(info["action_mask"])
-    if isinstance(observation, dict) and "action_mask" in observation:
-        return np.asarray(observation["action_mask"])
-    return None
 
 
 def known_action_names(env: Any) -> tuple[str, ...] | None:

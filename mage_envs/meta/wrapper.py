@@ -34,6 +34,7 @@ from mage_envs.meta.observations import final_observation, play_observation, ref
 from mage_envs.meta.page import PageTrial
 from mage_envs.meta.state import TrialState
 from mage_envs.meta.trial import TrialResult
+from mage_envs.seeds import draw_seed
 from mage_envs.text import fit_text, text_space
 
 __all__ = ["MetaEpisodeWrapper", "SEAT_ROTATIONS", "default_success"]
@@ -172,10 +173,10 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         count = self.config.num_episodes
         if self.config.same_task:
             # The trial's seed is the task's seed: trial s replays what env.reset(seed=s) deals.
-            task = seed if seed is not None else self._rng.getrandbits(31)
+            task = seed if seed is not None else draw_seed(self._rng)
             seeds = [task] * count
         else:
-            seeds = [self._rng.getrandbits(31) for _ in range(count)]
+            seeds = [draw_seed(self._rng) for _ in range(count)]
         page = self.templates.page
         pages = None if page is None else PageTrial(page, self.config.memory, self.env.unwrapped)
         self._trial = TrialState(seeds, self._draw_seats(), dict(options or {}), pages=pages)

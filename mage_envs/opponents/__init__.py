@@ -13,7 +13,6 @@
 from mage_envs.opponents.base import (
     Opponent,
     PolicyOpponent,
-    RandomOpponent,
     SeatView,
     is_perfect_information,
 )
@@ -21,6 +20,7 @@ from mage_envs.opponents.cfr import CFROpponent, equilibrium_policy
 from mage_envs.opponents.kuhn import KUHN_STYLES, KuhnStyle
 from mage_envs.opponents.mcts import MCTSOpponent
 from mage_envs.opponents.population import PRESETS, Population, as_population
+from mage_envs.opponents.random_legal import RandomLegal, RandomOpponent
 from mage_envs.opponents.referee import MatchResult, play_match
 from mage_envs.opponents.registry import (
     OpponentEntry,
@@ -52,6 +52,7 @@ __all__ = [
     "PolicyOpponent",
     "Population",
     "PreferredOrderOpponent",
+    "RandomLegal",
     "RandomOpponent",
     "SeatView",
     "TIC_TAC_TOE_STYLES",

@@ -19,7 +19,6 @@ __all__ = [
     "SeatView",
     "Opponent",
     "PolicyOpponent",
-    "RandomOpponent",
     "is_perfect_information",
 ]
 
@@ -137,26 +136,3 @@ class PolicyOpponent:
             if u < 0:
                 return int(action)
         return int(action)  # rounding left u a hair above zero: the last positive action
-
-
-class RandomOpponent(PolicyOpponent):
-    """Plays a uniformly random legal action.
-
-    Example:
-        >>> import pyspiel
-        >>> state = pyspiel.load_game("tic_tac_toe").new_initial_state()
-        >>> bot = RandomOpponent()
-        >>> bot.reset(seed=0, player=0)
-        >>> bot.act(SeatView.from_state(state, 0)) in range(9)
-        True
-    """
-
-    name = "random"
-
-    def action_probabilities(self, view: SeatView) -> dict[int, float]:
-        """Return the uniform distribution over the legal actions."""
-        return {a: 1.0 / len(view.legal_actions) for a in view.legal_actions}
-
-    def act(self, view: SeatView) -> int:
-        """Return a uniformly random legal action."""
-        return self._rng.choice(view.legal_actions)

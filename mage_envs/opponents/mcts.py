@@ -66,6 +66,8 @@ class MCTSOpponent:
     def reset(self, seed: int | None, player: int) -> None:
         """Build a fresh bot whose search and rollouts are seeded from ``seed``."""
         uct_c, rollouts, solve, memory = self._settings
+        # Kept off mage_envs.seeds.child_seed on purpose: the seeded MCTS records in the bounds
+        # table (docs/opponents.md, checked by tests/test_bounds.py) are these draws.
         bot_seed, rollout_seed = np.random.default_rng(seed).integers(2**31 - 1, size=2)
         # Keep a Python reference so the evaluator lives as long as the bot that calls it.
         self._evaluator = pyspiel.RandomRolloutEvaluator(rollouts, int(rollout_seed))

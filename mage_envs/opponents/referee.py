@@ -127,6 +127,8 @@ def play_match(
     payoffs, seats = [], []
     for i in range(num_games):
         seat = i % 2 if first_seat is None else first_seat
+        # 63-bit, not mage_envs.seeds.draw_seed: the bounds table's seeded MCTS records
+        # (docs/opponents.md, tests/test_bounds.py) are played from these seeds.
         first_seed, second_seed = (int(s) for s in rng.integers(2**63 - 1, size=2))
         first.reset(first_seed, seat)
         second.reset(second_seed, 1 - seat)

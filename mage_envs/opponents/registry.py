@@ -18,10 +18,11 @@ from typing import Any
 
 import pyspiel
 
-from mage_envs.opponents.base import Opponent, RandomOpponent, is_perfect_information
+from mage_envs.opponents.base import Opponent, is_perfect_information
 from mage_envs.opponents.cfr import CFROpponent, solvability_problems
 from mage_envs.opponents.kuhn import KUHN_STYLES
 from mage_envs.opponents.mcts import MCTSOpponent
+from mage_envs.opponents.random_legal import RandomLegal
 from mage_envs.opponents.tic_tac_toe import TIC_TAC_TOE_STYLES, PerfectPlayOpponent
 
 __all__ = [
@@ -141,7 +142,7 @@ def make_opponent(spec: str | Opponent | None, game: pyspiel.Game) -> Opponent:
         TypeError: If ``spec`` is neither a name nor an opponent.
     """
     if spec is None:
-        return RandomOpponent()
+        return RandomLegal()
     if isinstance(spec, str):
         return _build(spec, game)
     if isinstance(spec, Opponent):
@@ -211,7 +212,7 @@ _TIC_TAC_TOE = {
     "order-rows": "first free cell, row by row (ours)",
 }
 
-register_opponent("random", lambda game: RandomOpponent(), description="uniform over legal moves")
+register_opponent("random", lambda game: RandomLegal(), description="uniform over legal moves")
 for _name, _words in _KUHN.items():
     register_opponent(
         _name, lambda game, s=KUHN_STYLES[_name]: s(), _is_kuhn, games="Kuhn", description=_words

@@ -132,6 +132,8 @@ class PerfectPlayOpponent:
 
     def reset(self, seed: int | None, player: int) -> None:
         """Reseed the tie-breaking generator."""
+        # numpy's, unlike the other styles' random.Random: the bounds table's seeded records of
+        # perfect play against MCTS (docs/opponents.md, tests/test_bounds.py) are its draws.
         self._rng = np.random.default_rng(seed)
 
     def act(self, view: SeatView) -> int:

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 import gymnasium as gym
 
 from mage_envs.invalid import InvalidAnswerRule
+from mage_envs.seeds import draw_seed
 from mage_envs.text import fit_text, render_text, text_space
 
 __all__ = ["TextPuzzleEnv"]
@@ -65,7 +66,7 @@ class TextPuzzleEnv(gym.Env[str, str]):
         self._over = False
         if seed is not None:
             return int(seed)
-        return int(self.np_random.integers(2**63 - 1))
+        return draw_seed(self.np_random)
 
     def _begin_step(self) -> None:
         if self._over:
