@@ -153,3 +153,11 @@ def test_title_nouns_drop_function_words_numbers_and_adjectives():
         "rooms",
         "carried",
     ]
+
+
+def test_fuzzy_score_drops_latin1_characters_as_thefuzz_does():
+    # thefuzz's token_set_ratio forces ASCII by deleting code points 128-255 (not spacing them)
+    # before its processing, so "crème" reads "crme"; characters above 255 become spaces.
+    assert fuzzy_score("crème brûlée", "crme brle") == 100
+    assert fuzzy_score("50\u00b0", "50") == 100  # the degree sign is deleted
+    assert fuzzy_score("navy\u2019s", "navy s") == 100  # above Latin-1: punctuation, a space
