@@ -106,7 +106,8 @@ class ShopSession:
             asins = [self.catalogue.products[i].asin.lower() for i in self.shown_results()]
             return [BACK, *prev, NEXT, *asins]
         if self.page == "item":
-            values = list(dict.fromkeys(v for vs in self._product().options.values() for v in vs))
+            options = self._product().options.values()
+            values = list(dict.fromkeys(v for vs in options for v in vs if v))
             return [BACK, PREV, *values, *SUB_PAGES, BUY]
         if self.page in SUB_PAGES:
             return [BACK, PREV]
@@ -186,7 +187,8 @@ class ShopSession:
         product = self._product()
         nav = [*head, "Back to Search", "< Prev"]
         if self.page == "item":
-            options = [x for name, vs in product.options.items() for x in (name, *vs)]
+            # an empty value has no text on WebShop's page (and cannot be clicked)
+            options = [x for name, vs in product.options.items() for x in (name, *vs) if x]
             parts = [*options, product.title, f"Price: {product.price_tag}", "Rating: N.A."]
             return SEP.join([*nav, *parts, *SUB_PAGES.values(), "Buy Now"])
         if self.page == "description":
