@@ -185,3 +185,13 @@ def test_synthetic_goals_keep_webshop_option_lists_as_they_are():
     goals = synthetic_goals([shirt, mug], {"B1": 5.0, "B2": 5.0}, _random.Random(0))
     assert [g.options for g in goals] == [("black",), ("black",), ("white",)]
     assert all(g.weight == pytest.approx(1 / 3) for g in goals)
+
+
+def test_reward_is_webshops_float_share_then_times_the_type_term():
+    # WebShop divides first and multiplies by r_type after: (3 / 3) * 0.1 is 0.1 exactly,
+    # where 0.1 * 3 / 3 would be 0.10000000000000002.
+    bought = product(title=NOUNS[0], query="x", product_category="Home › Art › X")
+    wanted = goal(title=" ".join(NOUNS), attributes=("machine washable",), options=("navy blue",))
+    result = purchase_reward(bought, wanted, 10.0, ["navy blue"])
+    assert result.r_type == 0.1 and result.attribute_matches == 1 and result.option_matches == 1
+    assert result.reward == 0.1

@@ -192,7 +192,7 @@ def purchase_reward(product: Any, goal: Goal, price: float, chosen: Iterable[str
     r_price = price <= goal.price_upper
     total = len(goal.attributes) + len(goal.options) + 1
     return Reward(
-        reward=r_type * (n_attr + n_opt + int(r_price)) / total,
+        reward=(n_attr + n_opt + int(r_price)) / total * r_type,  # WebShop's float order
         r_type=r_type,
         r_attr=n_attr / len(goal.attributes) if goal.attributes else 0.0,
         r_option=n_opt / len(goal.options) if goal.options else None,
