@@ -180,8 +180,9 @@ class ShopSession:
             return SEP.join([self.shop_name, *head, "Search"])
         if self.page == "done":
             score = self.reward.reward if self.reward else 0.0
+            # the float as WebShop's template prints it ("1.0", "0.8333333333333334")
             return SEP.join(["Thank you for shopping with us!", "Your score (min 0.0, max 1.0)",
-                             f"{score:g}"])  # fmt: skip
+                             str(float(score))])  # fmt: skip
         if self.page == "results":
             return SEP.join([*head, *self._results_parts()])
         product = self._product()
