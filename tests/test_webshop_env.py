@@ -305,3 +305,18 @@ def test_a_bad_file_is_a_clear_error(data):
     (data / "items_human_ins.json").write_text("{not json")
     with pytest.raises(ValueError, match="is not valid JSON"):
         make(data)
+
+
+def test_the_done_page_prints_the_score_as_webshop_does(data):
+    # WebShop's done page renders the reward float as Python prints it: "1.0", "0.8333333333333334"
+    env = make(data)
+    env.reset(options={"goal_index": goal_of(env, SHIRT)})
+    for move in ["search[dress shirt]", f"click[{SHIRT.lower()}]", "click[navy blue]"]:
+        env.step(move)
+    obs, *_, info = env.step("click[buy now]")
+    assert 0 < info["score"] < 1
+    assert obs.splitlines()[0].endswith(f"Your score (min 0.0, max 1.0) [SEP] {info['score']}")
+    env.reset(options={"goal_index": goal_of(env, SHIRT)})
+    while not env.unwrapped.session.done:
+        obs, *_ = env.step(expert_move(env))
+    assert obs.splitlines()[0].endswith("Your score (min 0.0, max 1.0) [SEP] 1.0")

@@ -153,3 +153,45 @@ def test_title_nouns_drop_function_words_numbers_and_adjectives():
         "rooms",
         "carried",
     ]
+
+
+def test_fuzzy_score_drops_latin1_characters_as_thefuzz_does():
+    # thefuzz's token_set_ratio forces ASCII by deleting code points 128-255 (not spacing them)
+    # before its processing, so "crème" reads "crme"; characters above 255 become spaces.
+    assert fuzzy_score("crème brûlée", "crme brle") == 100
+    assert fuzzy_score("50\u00b0", "50") == 100  # the degree sign is deleted
+    assert fuzzy_score("navy\u2019s", "navy s") == 100  # above Latin-1: punctuation, a space
+
+
+def test_synthetic_goals_keep_webshop_option_lists_as_they_are():
+    # WebShop lower-cases option values without merging repeats, and keeps an option whose
+    # list is empty: a repeat makes one more goal, an empty option makes none for its product.
+    # The goal count decides the seed-233 shuffle, hence which goals the splits hold.
+    import random as _random
+
+    from mage_envs.webshop.goals import synthetic_goals
+
+    records = [
+        {"asin": "B1", "name": "Shirt", "customization_options": {
+            "Color": [{"value": "Black"}, {"value": "black "}, {"value": "White"}]}},
+        {"asin": "B2", "name": "Mug", "customization_options": {
+            "Color": [{"value": "Red"}], "Size": []}},
+    ]  # fmt: skip
+    known = {a: {"attributes": ["x"], "instruction": "i want it", "instruction_attributes": ["x"]}
+             for a in ("B1", "B2")}  # fmt: skip
+    shirt, mug = parse_products(records, known)
+    assert shirt.options == {"color": ("black", "black", "white")}
+    assert mug.options == {"color": ("red",), "size": ()}
+    goals = synthetic_goals([shirt, mug], {"B1": 5.0, "B2": 5.0}, _random.Random(0))
+    assert [g.options for g in goals] == [("black",), ("black",), ("white",)]
+    assert all(g.weight == pytest.approx(1 / 3) for g in goals)
+
+
+def test_reward_is_webshops_float_share_then_times_the_type_term():
+    # WebShop divides first and multiplies by r_type after: (3 / 3) * 0.1 is 0.1 exactly,
+    # where 0.1 * 3 / 3 would be 0.10000000000000002.
+    bought = product(title=NOUNS[0], query="x", product_category="Home › Art › X")
+    wanted = goal(title=" ".join(NOUNS), attributes=("machine washable",), options=("navy blue",))
+    result = purchase_reward(bought, wanted, 10.0, ["navy blue"])
+    assert result.r_type == 0.1 and result.attribute_matches == 1 and result.option_matches == 1
+    assert result.reward == 0.1

@@ -19,7 +19,8 @@ __all__ = ["expert_move"]
 def _best_value(values: tuple[str, ...], wanted: str) -> str:
     """The option value that matches ``wanted`` best (as the reward compares them)."""
     target = normalize_color(wanted)
-    return max(values, key=lambda v: (fuzzy_score(normalize_color(v), target), v == wanted))
+    clickable = [v for v in values if v]  # an empty value is not on the page
+    return max(clickable, key=lambda v: (fuzzy_score(normalize_color(v), target), v == wanted))
 
 
 def _option_moves(session: ShopSession) -> list[str]:
@@ -29,6 +30,7 @@ def _option_moves(session: ShopSession) -> list[str]:
         scored = [
             (fuzzy_score(normalize_color(_best_value(vs, wanted)), normalize_color(wanted)), name)
             for name, vs in product.options.items()
+            if any(vs)
         ]
         if not scored:
             continue

@@ -7,7 +7,8 @@ A product file (``items_shuffle_1000.json``, ``items_shuffle.json``) is a JSON l
 An attribute file (``items_ins_v2*.json``) maps an asin to ``{"attributes": [...], "instruction":
 ..., "instruction_attributes": [...]}``. :func:`parse_products` turns both into :class:`Product`
 objects the way WebShop's loader does: records with a bad or repeated asin are skipped, option
-names and values are lower-cased (``/`` becomes ``" | "``), a missing price counts as $100.
+names and values are lower-cased (``/`` becomes ``" | "``; repeats are kept, as WebShop keeps
+them), a missing price counts as $100.
 """
 
 from __future__ import annotations
@@ -90,12 +91,11 @@ def parse_pricing(text: Any) -> tuple[tuple[float, ...], str]:
 def _options(raw: Any) -> dict[str, tuple[str, ...]]:
     options: dict[str, tuple[str, ...]] = {}
     for name, contents in (raw or {}).items():
-        if not contents:
+        if contents is None:
             continue
+        # kept as WebShop keeps them (repeats, empty lists): synthetic goals are their product
         values = [str(c.get("value", "")).strip().replace("/", " | ").lower() for c in contents]
-        values = list(dict.fromkeys(v for v in values if v))
-        if values:
-            options[str(name).lower()] = tuple(values)
+        options[str(name).lower()] = tuple(values)
     return options
 
 

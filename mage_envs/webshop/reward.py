@@ -10,8 +10,9 @@
   the goal title's nouns match; 0.1 when fewer than a tenth of the nouns match; 0 when none do.
 
 Success is ``R == 1``. Fuzzy ratios are rapidfuzz's ``token_set_ratio`` over the same processed
-strings as ``thefuzz`` (lower-cased, punctuation to spaces), rounded to an integer as ``thefuzz``
-returns them. Title nouns come from :func:`~mage_envs.webshop.nouns.title_nouns`, not spaCy.
+strings as ``thefuzz`` (its default ``force_ascii``: code points 128-255 deleted; then lower-cased,
+punctuation to spaces), rounded to an integer as ``thefuzz`` returns them. Title nouns come from
+:func:`~mage_envs.webshop.nouns.title_nouns`, not spaCy.
 """
 
 from __future__ import annotations
@@ -37,6 +38,9 @@ __all__ = [
 
 FUZZY_THRESHOLD = 85
 """A fuzzy token-set ratio above this is a match."""
+
+# thefuzz's ``force_ascii`` deletes only the Latin-1 supplement, not every non-ASCII character.
+_LATIN1 = dict.fromkeys(range(128, 256))
 
 COLOR_WORDS = tuple(
     """alabaster apricot aqua ash asphalt azure banana beige black blue blush bordeaux bronze
@@ -106,7 +110,10 @@ def fuzzy_score(a: str, b: str) -> int:
     Example:
         >>> fuzzy_score("x-small", "small"), fuzzy_score("9.5", "9"), fuzzy_score("red", "blue")
         (100, 100, 29)
+        >>> fuzzy_score("crème", "crme")
+        100
     """
+    a, b = str(a).translate(_LATIN1), str(b).translate(_LATIN1)
     return round(fuzz.token_set_ratio(a, b, processor=utils.default_process))
 
 
@@ -185,7 +192,7 @@ def purchase_reward(product: Any, goal: Goal, price: float, chosen: Iterable[str
     r_price = price <= goal.price_upper
     total = len(goal.attributes) + len(goal.options) + 1
     return Reward(
-        reward=r_type * (n_attr + n_opt + int(r_price)) / total,
+        reward=(n_attr + n_opt + int(r_price)) / total * r_type,  # WebShop's float order
         r_type=r_type,
         r_attr=n_attr / len(goal.attributes) if goal.attributes else 0.0,
         r_option=n_opt / len(goal.options) if goal.options else None,

@@ -106,7 +106,8 @@ class ShopSession:
             asins = [self.catalogue.products[i].asin.lower() for i in self.shown_results()]
             return [BACK, *prev, NEXT, *asins]
         if self.page == "item":
-            values = list(dict.fromkeys(v for vs in self._product().options.values() for v in vs))
+            options = self._product().options.values()
+            values = list(dict.fromkeys(v for vs in options for v in vs if v))
             return [BACK, PREV, *values, *SUB_PAGES, BUY]
         if self.page in SUB_PAGES:
             return [BACK, PREV]
@@ -179,14 +180,16 @@ class ShopSession:
             return SEP.join([self.shop_name, *head, "Search"])
         if self.page == "done":
             score = self.reward.reward if self.reward else 0.0
+            # the float as WebShop's template prints it ("1.0", "0.8333333333333334")
             return SEP.join(["Thank you for shopping with us!", "Your score (min 0.0, max 1.0)",
-                             f"{score:g}"])  # fmt: skip
+                             str(float(score))])  # fmt: skip
         if self.page == "results":
             return SEP.join([*head, *self._results_parts()])
         product = self._product()
         nav = [*head, "Back to Search", "< Prev"]
         if self.page == "item":
-            options = [x for name, vs in product.options.items() for x in (name, *vs)]
+            # an empty value has no text on WebShop's page (and cannot be clicked)
+            options = [x for name, vs in product.options.items() for x in (name, *vs) if x]
             parts = [*options, product.title, f"Price: {product.price_tag}", "Rating: N.A."]
             return SEP.join([*nav, *parts, *SUB_PAGES.values(), "Buy Now"])
         if self.page == "description":
