@@ -139,3 +139,33 @@ def test_webshop_config_plays_real_format_files(tmp_path, capsys, monkeypatch):
     argv += ["--env-kwargs", '{"goals": "human", "split": "all"}']
     assert run.main(argv) == 0
     assert "mage/WebShop-v0" in capsys.readouterr().out
+
+
+def test_no_two_option_values_of_a_product_match_each_other():
+    # WebShop's option matching is lenient ("small" matches "x-small"): two such values on one
+    # product would let a wrong pick score as the right one.
+    from mage_envs.shopsim.generator import generate_shop
+    from mage_envs.webshop.reward import options_match
+
+    products, _, _ = generate_shop(seed=3, num_products=300)
+    for product in products:
+        for name, values in product["customization_options"].items():
+            texts = [v["value"] for v in values]
+            assert len(texts) >= 2, (product["asin"], name)
+            for i, a in enumerate(texts):
+                for b in texts[i + 1 :]:
+                    assert not options_match(a, b), (product["asin"], name, a, b)
+
+
+def test_every_option_value_has_a_value_it_can_be_told_apart_from():
+    from mage_envs.shopsim.kinds import KINDS
+    from mage_envs.webshop.reward import options_match
+
+    for kind in KINDS:
+        for name, pool in kind.options.items():
+            for value in pool:
+                assert any(not options_match(value, other) for other in pool if other != value), (
+                    kind.noun,
+                    name,
+                    value,
+                )

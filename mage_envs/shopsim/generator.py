@@ -21,6 +21,7 @@ import re
 from pathlib import Path
 
 from mage_envs.shopsim.kinds import KINDS, ProductKind
+from mage_envs.webshop.reward import options_match
 
 __all__ = ["generate_shop", "write_shop_files", "SHOP_FILES"]
 
@@ -58,10 +59,27 @@ def _title(brand: str, modifier: str, kind: ProductKind, attributes: list[str]) 
     return f"{brand} {words} - {attributes[0].title()}, {attributes[1].title()}"
 
 
+def _distinct_values(rng: random.Random, pool: tuple[str, ...], count: int) -> set[str]:
+    """Up to ``count`` values of ``pool`` that WebShop's option matching tells apart.
+
+    The reward matches options leniently (token-set ratio above 85 after the colour mapping:
+    "small" matches "x-small", "12 inch" matches "18 inch"). Two such values on one product would
+    let a wrong pick score as the right one, so a product only offers values that do not match
+    each other.
+    """
+    picked: list[str] = []
+    for value in rng.sample(pool, len(pool)):
+        if len(picked) == count:
+            break
+        if not any(options_match(value, other) for other in picked):
+            picked.append(value)
+    return set(picked)
+
+
 def _record(asin: str, title: str, kind: ProductKind, rng: random.Random, attributes) -> dict:
     options = {}
     for name, pool in kind.options.items():
-        picked = set(rng.sample(pool, rng.randint(2, min(4, len(pool)))))
+        picked = _distinct_values(rng, pool, rng.randint(2, min(4, len(pool))))
         options[name] = [{"value": v, "image": None} for v in pool if v in picked]
     return {
         "asin": asin,

@@ -203,7 +203,7 @@ KINDS: tuple[ProductKind, ...] = (
         "slim, clear, rugged",
         "shockproof, wireless charging compatible, scratch resistant, anti yellowing, "
         "drop protection",
-        {"color": COLORS, "size": ("iphone 13", "iphone 14", "iphone 15")},
+        {"color": COLORS, "size": ("iphone 13", "galaxy s23", "pixel 8")},
         (7.0, 40.0),
     ),
     _k(
@@ -225,7 +225,7 @@ KINDS: tuple[ProductKind, ...] = (
         "exercise mat, workout mat",
         "thick, extra long, eco friendly",
         "non slip, carrying strap, easy to clean, high density, tear resistant, latex free",
-        {"color": COLORS, "size": ("1/4 inch", "1/3 inch", "1/2 inch")},
+        {"color": COLORS, "size": ("4mm thin", "6mm standard", "10mm extra thick")},
         (15.0, 80.0),
     ),
     _k(
@@ -294,7 +294,7 @@ KINDS: tuple[ProductKind, ...] = (
         "construction bricks, block set",
         "classic, creative, magnetic",
         "bpa free, storage box included, for ages 3 and up, compatible with major brands, stem",
-        {"size": ("100 pieces", "250 pieces", "500 pieces", "1000 pieces")},
+        {"size": ("100 piece starter", "250 pieces", "500 piece set", "1000 brick kit")},
         (12.0, 90.0),
     ),
     _k(
@@ -305,7 +305,7 @@ KINDS: tuple[ProductKind, ...] = (
         "puzzle, picture puzzle",
         "challenging, landscape, colorful",
         "thick pieces, no dust, poster included, interlocking pieces, recycled cardboard",
-        {"size": ("500 pieces", "1000 pieces", "1500 pieces")},
+        {"size": ("300 pieces small", "1000 pieces", "2000 piece deluxe")},
         (10.0, 40.0),
     ),
     _k(

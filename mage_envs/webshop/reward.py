@@ -32,6 +32,7 @@ __all__ = [
     "Reward",
     "fuzzy_score",
     "normalize_color",
+    "options_match",
     "purchase_reward",
     "type_reward",
 ]
@@ -168,13 +169,19 @@ def _attribute_matches(product: Any, attributes: Iterable[str]) -> int:
     return matches
 
 
+def options_match(chosen: str, wanted: str) -> bool:
+    """Whether a chosen option value counts as the wanted one (colour mapping, then fuzzy match).
+
+    Example:
+        >>> options_match("x-small", "small"), options_match("red", "navy blue")
+        (True, False)
+    """
+    return fuzzy_score(normalize_color(chosen), normalize_color(wanted)) > FUZZY_THRESHOLD
+
+
 def _option_matches(chosen: Iterable[str], wanted: Iterable[str]) -> int:
-    chosen = [normalize_color(o) for o in chosen]
-    matches = 0
-    for option in (normalize_color(o) for o in wanted):
-        if any(fuzzy_score(c, option) > FUZZY_THRESHOLD for c in chosen):
-            matches += 1
-    return matches
+    chosen = list(chosen)
+    return sum(any(options_match(c, option) for c in chosen) for option in wanted)
 
 
 def purchase_reward(product: Any, goal: Goal, price: float, chosen: Iterable[str]) -> Reward:
