@@ -358,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
         with _locked(settings["out"]):
             return _run_and_report(settings, console)
     except KeyboardInterrupt:
-        console.print(_interrupted_line(argv), highlight=False)
+        # one line, like the errors: a command cut by rich's wraps would not paste back whole
+        console.print(_interrupted_line(argv), highlight=False, soft_wrap=True)
         return EXIT_INTERRUPTED
     except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
         # One line whatever its length (paths, trial ids): the terminal wraps it, not rich.

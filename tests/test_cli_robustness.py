@@ -249,3 +249,18 @@ def test_a_big_plan_says_so_and_chunked_planning_plans_the_same_trials(monkeypat
     whole = plan_trials("random-legal", ["mage/KuhnPoker-v0"], [None], 10, 2, 3, 7, {})
     assert [s.trial_id for s in specs] == [s.trial_id for s in whole]
     assert specs == whole
+
+
+def test_the_resume_line_of_a_long_command_is_not_broken_by_line_wraps(
+    tmp_path, monkeypatch, capsys
+):
+    def interrupted(settings, console):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run, "run", interrupted)
+    out = str(tmp_path / ("x" * 200))
+    argv = ["--env", "mage/KuhnPoker-v0", "--tasks", "3", "--out", out]
+    assert run.main(argv) == run.EXIT_INTERRUPTED
+    lines = [line for line in capsys.readouterr().out.splitlines() if line.strip()]
+    # one line: a copied command cut at the console's width would run without its --out folder
+    assert len(lines) == 1 and lines[0].endswith(f"--out {out}")
