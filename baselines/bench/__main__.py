@@ -12,6 +12,7 @@ BENCHMARKS = {
     "generation": "baselines.bench.generation",
     "opponents": "baselines.bench.opponents",
     "wrapper": "baselines.bench.wrapper",
+    "learning": "baselines.bench.learning",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
 

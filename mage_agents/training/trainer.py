@@ -34,6 +34,7 @@ from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.estimate import turn_advantages
 from mage_agents.training.generation import TrainerBackend
+from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
 from mage_agents.training.metrics import step_metrics, trial_record
 from mage_agents.training.trl_contract import trl_contract_problems
 
@@ -98,6 +99,8 @@ class MetaRLTrainer(GRPOTrainer):
             callbacks=callbacks,
         )
         self.backend = TrainerBackend(self)
+        if args.action_choice == "legal":
+            self.backend = LegalMoveBackend(self, self.backend)
         self.best: dict[str, Any] | None = None
         if args.evaluation_steps:
             from mage_agents.training.evaluation import EvaluationCallback
@@ -108,6 +111,8 @@ class MetaRLTrainer(GRPOTrainer):
 
     def new_agent(self) -> LLMAgent:
         """Return an agent that plays with the policy being trained."""
+        if self.args.action_choice == "legal":
+            return LegalMoveAgent(self.backend, self.args.strategy)
         return LLMAgent(self.backend, self.args.strategy)
 
     def plan(self, seeds: list[int], group_size: int, tag: str) -> list[TrialPlan]:
@@ -159,14 +164,17 @@ class MetaRLTrainer(GRPOTrainer):
         group = self.num_generations if mode == "train" else self.num_generations_eval
         seeds = [int(row["seed"]) for row in inputs]
         tag = f"{mode}{self.state.global_step}|p{self.accelerator.process_index}"
+        if isinstance(self.backend, LegalMoveBackend):
+            self.backend.weights.clear()  # importance weights of this batch's samples only
         trajectories = self.play(self.plan(seeds, group, tag))
         advantages = turn_advantages(self.args, trajectories)
         vllm = self.use_vllm
+        weight = getattr(self.backend, "weight", lambda prompt, completion: 1.0)
         rows = [
             TurnRow(
                 turn.prompt_ids or [],
                 turn.completion_ids or [],
-                float(value),
+                float(value) * weight(turn.prompt_ids or (), turn.completion_ids or ()),
                 turn.logprobs if vllm else None,
             )
             for trajectory, values in zip(trajectories, advantages, strict=True)
