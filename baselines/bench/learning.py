@@ -37,7 +37,9 @@ __all__ = ["main", "VARIANTS", "parse_seeds", "run_one"]
 SMALL_MODEL = {
     "action_choice": "legal",
     "exploration_floor": 0.1,
+    "exploration_correction": False,
     "scale_advantages": "batch",
+    "learning_rate": 3e-3,
 }
 """The settings that made learning robust (docs/learning.md): the small-model defaults."""
 
@@ -72,6 +74,7 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
     "robustness": {
         "default": {**_ROBUST_BASE, **SMALL_MODEL},
         "no-floor": {**_ROBUST_BASE, **SMALL_MODEL, "exploration_floor": 0.0},
+        "floor-corrected": {**_ROBUST_BASE, **SMALL_MODEL, "exploration_correction": True},
         "group-std": {**_ROBUST_BASE, **SMALL_MODEL, "scale_advantages": "group"},
         "group-std-no-floor": {
             **_ROBUST_BASE,

@@ -157,6 +157,14 @@ class MetaRLConfig(GRPOConfig):
         ),
     )
 
+    exploration_correction: bool = field(
+        default=False,
+        metadata=_help(
+            "Multiply floor samples' advantages by q/mix (unbiased, but a move near probability "
+            "0 then gets no gradient: off by default)."
+        ),
+    )
+
     def __post_init__(self) -> None:
         _check_choice("action_choice", self.action_choice, ACTION_CHOICES)
         if not 0.0 <= self.exploration_floor < 1.0:

@@ -10,8 +10,12 @@ almost always.
 
 ``exploration_floor`` mixes in a uniform choice over the legal moves while training: the move
 is drawn from ``(1 - floor) * q + floor / n``, so no move's probability falls to zero and stays
-there (the collapse seen in ``../shared/TRL.md``). The sample's advantage is multiplied by the
-importance weight ``q(a) / mix(a)``, which keeps the policy gradient that of ``q``.
+there (the collapse seen in ``../shared/TRL.md``). With ``exploration_correction`` the sample's
+advantage is multiplied by the importance weight ``q(a) / mix(a)``, which keeps the policy
+gradient that of ``q``; but that gradient vanishes with ``q(a)``, so a move the model has all but
+dropped is sampled and never learned again. Off (the default), floor samples count as the
+model's own: a better move the model has dropped is pushed back up at a rate set by the floor
+(docs/learning.md shows both).
 
 Turns without legal moves (reflections) are generated freely by the fallback backend.
 """
@@ -138,7 +142,8 @@ class LegalMoveBackend:
             index, _, weight = mixed_choice(scores, floor, greedy=self.greedy)
             move = chat.moves[index]
             ids = tuple(answers[move])
-            self.weights[(tuple(prompt), ids)] = weight
+            if args.exploration_correction:
+                self.weights[(tuple(prompt), ids)] = weight
             replies.append(
                 Reply(
                     args.answer_template.format(action=move),
