@@ -4,8 +4,9 @@
    deal, the level), repeat index and agent seed. Results therefore do not depend on ``workers``
    or ``batch_size`` for agents whose randomness comes from their seed.
 2. :func:`play_trials` steps up to ``batch_size`` trials together, so that prompting agents sharing
-   a backend are answered with one batched generation per step
-   (:func:`~mage_agents.base.act_batch`).
+   a backend are answered with one batched generation per step; it is a thin user of the rollout
+   engine the trainer uses too (:func:`mage_agents.rollout.rollout`), reading each record off a
+   :class:`~mage_agents.rollout.Trajectory`.
 3. :func:`evaluate` skips the trials already in the results file, plays the rest (in worker
    processes if asked) and appends each finished trial at once, fsync'd
    (:class:`~baselines.results.ResultsFile`), so a killed run resumes where it stopped.
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
@@ -26,13 +26,11 @@ import numpy as np
 
 from baselines.agents import AgentFactory, build_agent_factory
 from baselines.results import ResultsFile
-from mage_agents.base import Agent, Reply, act_batch
-from mage_envs.parsing import extract_tagged, normalize, parse_action
+from mage_agents.base import Agent
+from mage_agents.rollout import MAX_STEPS_PER_TRIAL, Trajectory, make_trial_env, rollout
 
 __all__ = ["TrialSpec", "plan_trials", "play_trials", "evaluate", "make_trial_env"]
 
-MAX_STEPS_PER_TRIAL = 10_000
-"""A trial that has not ended after this many steps is stopped and marked ``step_limit``."""
 
 MAX_ERRORS_KEPT = 5
 """Failed-step reasons kept per trial record (the count is always complete)."""
@@ -70,6 +68,11 @@ class TrialSpec:
     def task(self) -> str:
         """The task key shared by the repeats of the same task."""
         return f"{self.env_id}|{self.opponent}|{self.task_seed}"
+
+    @property
+    def group_id(self) -> str:
+        """The rollout group: the repeats of a task share its deal and opponent draw."""
+        return self.task
 
 
 def _settings_hash(settings: dict[str, Any]) -> str:
@@ -144,120 +147,33 @@ def plan_trials(
     return specs
 
 
-def make_trial_env(spec: TrialSpec) -> Any:
-    """Build the trial env of ``spec`` with :func:`mage_envs.make_trial`."""
-    from mage_envs import make_trial
-
-    kwargs = dict(spec.env_kwargs)
-    if spec.opponent is not None:
-        kwargs["opponent"] = spec.opponent
-    return make_trial(spec.env_id, num_episodes=spec.num_episodes, **spec.trial_kwargs, **kwargs)
-
-
-@dataclass
-class _Live:
-    """A trial being played."""
-
-    spec: TrialSpec
-    env: Any
-    agent: Agent
-    observation: str
-    info: dict[str, Any]
-    started: float
-    actions: list[list[str]] = field(default_factory=lambda: [[]])
-    steps: int = 0
-    play_steps: int = 0
-    invalid_steps: int = 0
-    failed_steps: int = 0
-    errors: list[str] = field(default_factory=list)
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    reflections_seen: int = 0
-
-
-def _start(spec: TrialSpec, agent: Agent, make_env: Callable[[TrialSpec], Any]) -> _Live:
-    env = make_env(spec)
-    agent.reset(spec.seed)
-    if callable(getattr(agent, "bind", None)):
-        agent.bind(env)
-    observation, info = env.reset(seed=spec.task_seed)
-    return _Live(spec, env, agent, observation, dict(info), time.perf_counter())
-
-
-def _shown_move(text: str, info: dict[str, Any], accepted: bool) -> str:
-    """The legal move read from ``text``; ``"<invalid>"`` if the env rejected it.
-
-    An answer the env accepted through one of its aliases (``pass`` for ``check``) is logged as
-    written, normalised, since the aliases are the env's own.
-    """
-    if not accepted:
-        return "<invalid>"
-    legal = list(info.get("legal_actions") or [])
-    index = parse_action(text, legal)
-    return legal[index] if index is not None else normalize(extract_tagged(text))[:80]
-
-
-def _episode_index(live: _Live, info: dict[str, Any]) -> int:
-    """The 0-based episode of a play step (the wrapper's ``episode_index``, else reflections)."""
-    index = info.get("episode_index")
-    return int(index) if isinstance(index, int) else live.reflections_seen
-
-
-def _step(live: _Live, reply: Reply) -> bool:
-    """Apply one reply; return True when the trial is over."""
-    live.prompt_tokens += reply.prompt_tokens
-    live.completion_tokens += reply.completion_tokens
-    if reply.error is not None:
-        live.failed_steps += 1
-        if len(live.errors) < MAX_ERRORS_KEPT:
-            live.errors.append(reply.error)
-    info = live.info
-    playing = info.get("phase") != "reflect"
-    observation, _, terminated, truncated, new_info = live.env.step(reply.text)
-    if playing:
-        episode = _episode_index(live, info)
-        while len(live.actions) <= episode:
-            live.actions.append([])
-        accepted = not new_info.get("invalid_action")
-        live.actions[episode].append(_shown_move(reply.text, info, accepted))
-    else:
-        live.reflections_seen += 1
-    live.steps += 1
-    live.play_steps += playing
-    live.invalid_steps += playing and bool(new_info.get("invalid_action"))
-    live.observation, live.info = observation, dict(new_info)
-    return bool(terminated or truncated) or live.steps >= MAX_STEPS_PER_TRIAL
-
-
-def _record(live: _Live) -> dict[str, Any]:
-    live.env.close()
-    spec, info = live.spec, live.info
-    trial = info.get("trial")
-    if trial is None and live.steps >= MAX_STEPS_PER_TRIAL and hasattr(live.env, "result"):
-        trial = live.env.result().to_dict()  # stopped by the step limit: the episodes so far
-    if trial is None:
-        raise RuntimeError(
-            f"{spec.env_id}: the trial ended without info['trial']; is it a MetaEpisodeWrapper?"
-        )
+def _record(trajectory: Trajectory, spec: TrialSpec) -> dict[str, Any]:
+    """The results-file record of one trial, read from its trajectory."""
+    turns, info = trajectory.turns, trajectory.final_info
+    actions: dict[int, list[str]] = {}
+    for turn in turns:
+        if turn.phase == "play":
+            actions.setdefault(turn.episode, []).append(turn.move)
+    errors = [t.error for t in turns if t.error is not None]
     return {
         **{k: v for k, v in asdict(spec).items() if k not in ("env_kwargs", "trial_kwargs")},
         "task": spec.task,
         # The wrapper's default; the "% of achievable" bound needs to know.
         "same_task": bool((spec.trial_kwargs or {}).get("same_task", True)),
-        "trial": trial,
+        "trial": trajectory.result.to_dict(),
         "final_payoff": info.get("payoff"),
         # The final game ended because of invalid answers: a forfeit, not a finished game.
         "final_forfeit": bool(info.get("episode_truncated") and info.get("invalid_action")),
-        "actions": [a for a in live.actions if a],
-        "steps": live.steps,
-        "play_steps": live.play_steps,
-        "invalid_steps": int(live.invalid_steps),
-        "failed_steps": live.failed_steps,
-        "errors": live.errors,
-        "step_limit": live.steps >= MAX_STEPS_PER_TRIAL,
-        "prompt_tokens": live.prompt_tokens,
-        "completion_tokens": live.completion_tokens,
-        "wall_s": round(time.perf_counter() - live.started, 6),
+        "actions": [actions[k] for k in sorted(actions)],
+        "steps": len(turns),
+        "play_steps": sum(t.phase == "play" for t in turns),
+        "invalid_steps": sum(t.invalid for t in turns),
+        "failed_steps": len(errors),
+        "errors": errors[:MAX_ERRORS_KEPT],
+        "step_limit": trajectory.step_limit,
+        "prompt_tokens": sum(t.prompt_tokens for t in turns),
+        "completion_tokens": sum(t.completion_tokens for t in turns),
+        "wall_s": trajectory.wall_s,
     }
 
 
@@ -266,29 +182,27 @@ def play_trials(
     new_agent: Callable[[], Agent],
     batch_size: int = 1,
     make_env: Callable[[TrialSpec], Any] = make_trial_env,
+    env_workers: int = 0,
 ) -> Iterator[dict[str, Any]]:
     """Play ``specs``, up to ``batch_size`` at once, yielding each trial's record when it ends.
 
-    A new agent is built per concurrent slot (``new_agent()``) and reset at the start of each trial.
+    A thin user of the rollout engine (:func:`mage_agents.rollout.rollout`): a new agent is built
+    per concurrent slot (``new_agent()``) and reset at the start of each trial; with
+    ``env_workers=N`` the envs are stepped in N worker processes.
     """
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1.")
-    pending = list(reversed(specs))
-    slots = [new_agent() for _ in range(min(batch_size, len(specs)))]
-    live: list[_Live | None] = [None] * len(slots)
-    for i, agent in enumerate(slots):
-        live[i] = _start(pending.pop(), agent, make_env) if pending else None
-    while any(t is not None for t in live):
-        active = [i for i, t in enumerate(live) if t is not None]
-        replies = act_batch(
-            [live[i].agent for i in active],
-            [live[i].observation for i in active],
-            [live[i].info for i in active],
-        )
-        for i, reply in zip(active, replies, strict=True):
-            if _step(live[i], reply):
-                yield _record(live[i])
-                live[i] = _start(pending.pop(), slots[i], make_env) if pending else None
+    by_id = {spec.trial_id: spec for spec in specs}
+    trajectories = rollout(
+        specs,
+        new_agent,
+        batch_size=batch_size,
+        make_env=make_env,
+        env_workers=env_workers,
+        max_steps=MAX_STEPS_PER_TRIAL,
+    )
+    for trajectory in trajectories:
+        yield _record(trajectory, by_id[trajectory.trial_id])
 
 
 _WORKER: dict[str, Any] = {}
@@ -311,6 +225,7 @@ def evaluate(
     batch_size: int = 1,
     make_env: Callable[[TrialSpec], Any] = make_trial_env,
     on_record: Callable[[dict[str, Any]], None] | None = None,
+    env_workers: int = 0,
 ) -> list[dict[str, Any]]:
     """Play the trials of ``specs`` that ``results`` lacks, appending each as it finishes.
 
@@ -326,6 +241,8 @@ def evaluate(
         make_env: Builds a trial env from a spec (tests inject their own); with ``workers > 1``
             it must be importable by name (a module-level function).
         on_record: Called with each new record (progress bars).
+        env_workers: With ``workers=1``: step the envs of a batch in this many spawned
+            processes while generation stays batched here (slow envs); 0 steps them here.
 
     Returns:
         The records of every trial in ``specs``, in plan order (old and new).
@@ -335,7 +252,7 @@ def evaluate(
         _evaluate_in_processes(agent, todo, results, workers, make_env, on_record)
     else:
         factory = agent if isinstance(agent, AgentFactory) else build_agent_factory(agent)
-        for record in play_trials(todo, factory.new_agent, batch_size, make_env):
+        for record in play_trials(todo, factory.new_agent, batch_size, make_env, env_workers):
             results.append(record)
             if on_record:
                 on_record(record)

@@ -124,16 +124,27 @@ def build_config(settings: dict[str, Any]) -> Any:
     """
     from mage_agents.training import MetaRLConfig
 
-    known = {f.name for f in fields(MetaRLConfig) if f.init}
+    known = {f.name: f for f in fields(MetaRLConfig) if f.init}
     values = {k: v for k, v in settings.items() if k not in OWN_KEYS}
-    for key in values:
+    for key, value in values.items():
         if key not in known:
             close = difflib.get_close_matches(key, sorted(known), n=3)
             hint = f" Did you mean {', '.join(close)}?" if close else ""
             raise ValueError(f"Unknown training setting {key!r}.{hint}")
+        values[key] = _number(value, known[key])
     values.setdefault("report_to", [])
     values.setdefault("disable_tqdm", True)  # the progress lines below replace the bar
     return MetaRLConfig(output_dir=settings["out"], **values)
+
+
+def _number(value: Any, spec: Any) -> Any:
+    """YAML reads ``1e-6`` (no dot) as a string: read it as the float the field wants."""
+    if isinstance(value, str) and "float" in str(spec.type):
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
 
 
 def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
@@ -170,6 +181,7 @@ def _peft_config(settings: dict[str, Any]) -> Any:
 def train(settings: dict[str, Any], console: Console) -> Any:
     """Train as ``settings`` say; write the output folder; return the trainer."""
     import torch
+    from transformers import PrinterCallback
     from transformers.trainer_utils import get_last_checkpoint
 
     from baselines.train_output import OutputCallback, write_curves
@@ -182,6 +194,11 @@ def train(settings: dict[str, Any], console: Console) -> Any:
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(_plain(settings), sort_keys=False))
     model, tokenizer = load_model(settings)
+    if config.beta != 0 and settings["model"] == "tiny" and not settings.get("lora"):
+        # TRL loads the KL reference from the model's directory: give the tiny model one
+        model.save_pretrained(out / "base-model")
+        tokenizer.save_pretrained(out / "base-model")
+        model.config._name_or_path = str(out / "base-model")
     output = OutputCallback(out, console, config.max_steps)
     trainer = MetaRLTrainer(
         model,
@@ -190,6 +207,7 @@ def train(settings: dict[str, Any], console: Console) -> Any:
         peft_config=_peft_config(settings),
         callbacks=[output],
     )
+    trainer.remove_callback(PrinterCallback)  # the progress lines say it shorter
     last = get_last_checkpoint(str(out)) if any(out.glob("checkpoint-*")) else None
     if last:
         console.print(f"Resuming from {last}.")

@@ -56,7 +56,9 @@ class LocalModelBackend:
         name: The backend's name in results (default: the directory name).
         return_ids: Also return each reply's ``prompt_ids``, ``completion_ids`` and the sampling
             ``logprobs`` of the completion tokens (``log_softmax(logits / temperature)``, read
-            from the logits ``generate`` computed; what a trainer needs).
+            from the logits ``generate`` computed; what a trainer needs). ``generate`` then keeps
+            every step's logits (batch x new tokens x vocabulary) until the batch ends: lower
+            ``batch_size`` for long generations with a large vocabulary.
     """
 
     def __init__(
@@ -149,10 +151,16 @@ class LocalModelBackend:
         return replies
 
     def _logprobs(self, logits: Sequence[torch.Tensor], tokens: torch.Tensor) -> torch.Tensor:
-        """Log-probability of each generated token under the sampling distribution's logits."""
+        """Log-probability of each generated token under the sampling distribution's logits.
+
+        One step at a time, so that no second (batch, tokens, vocabulary) tensor is built.
+        """
         scale = self.temperature if self.temperature > 0 else 1.0
-        stacked = torch.stack(list(logits), dim=1).float() / scale  # (batch, new tokens, vocab)
-        return torch.log_softmax(stacked, dim=-1).gather(-1, tokens.unsqueeze(-1)).squeeze(-1)
+        columns = [
+            torch.log_softmax(step.float() / scale, dim=-1).gather(-1, tokens[:, k : k + 1])
+            for k, step in enumerate(logits)
+        ]
+        return torch.cat(columns, dim=1)
 
     def _reply(self, row: torch.Tensor, prompt_tokens: int) -> Reply:
         ids = row.tolist()

@@ -70,7 +70,9 @@ def build_tiny_model(
         ]
     specials = ["<|endoftext|>", "<|pad|>"]
     bpe = ByteLevelBPETokenizer()
-    bpe.train_from_iterator(corpus * 4, vocab_size=1500, min_frequency=2, special_tokens=specials)
+    bpe.train_from_iterator(
+        corpus * 4, vocab_size=1500, min_frequency=2, special_tokens=specials, show_progress=False
+    )
     tokenizer = PreTrainedTokenizerFast(
         tokenizer_object=bpe, eos_token="<|endoftext|>", pad_token="<|pad|>"
     )

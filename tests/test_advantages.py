@@ -16,7 +16,7 @@ from mage_agents.advantages import (
     mage,
     rloo,
 )
-from mage_agents.advantages.common import cross_episode_returns
+from mage_agents.advantages.returns import cross_episode_returns
 from mage_agents.rollout import Trajectory
 
 T = Trajectory.from_rewards
@@ -198,3 +198,13 @@ def test_the_estimators_need_no_torch():
     code = "import sys, mage_agents.advantages; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_lamer_per_trajectory_statistics_count_each_trial_once():
+    a = T([[0.0], [4.0]], trial_id="a")  # rows: R 0, 4 (reflection: the next R), 4
+    b = T([[0.0]], trial_id="b", num_episodes=2)  # one row: 0
+    # per turn: mean of 0, 4, 4, 0 is 2
+    assert _lists(lamer([a, b], omega=0.0)) == [[-2.0, 2.0, 2.0], [-2.0]]
+    # per trajectory: a's rows weigh 1/3 each: mean (8/3 + 0) / 2 = 4/3
+    per_trial = lamer([a, b], omega=0.0, stats="trajectory")
+    assert _lists(per_trial) == [[-1.3333, 2.6667, 2.6667], [-1.3333]]

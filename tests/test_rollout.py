@@ -185,3 +185,25 @@ def test_a_trajectory_is_plain_json():
     turn = Turn("t", "g", 0, 0, "play", "obs", "bet", "bet", anchor="s", reward=1.0)
     trajectory = Trajectory("t", "g", [turn], TrialResult.from_episodes([1.0], [True], 1))
     assert Trajectory.from_json(trajectory.to_json()).turns[0].anchor_key == "s"
+
+
+def test_a_worker_pool_outlives_rollouts_and_abandoned_ones():
+    from mage_agents.rollout import WorkerEnvs
+
+    plans = _plans()
+    here = _without_timing(collect(plans, RandomLegalAgent, batch_size=4))
+    with WorkerEnvs(2) as pool:
+        first = collect(plans, RandomLegalAgent, batch_size=4, env_workers=pool)
+        abandoned = rollout(plans, RandomLegalAgent, batch_size=4, env_workers=pool)
+        next(abandoned)
+        abandoned.close()  # its envs are closed, the workers stay
+        second = collect(plans, RandomLegalAgent, batch_size=4, env_workers=pool)
+    assert _without_timing(first) == here == _without_timing(second)
+    with pytest.raises(RuntimeError, match="closed"):
+        collect(plans, RandomLegalAgent, env_workers=pool)
+
+
+def test_an_env_error_in_a_worker_is_reported():
+    plans = plan_groups("mage/NoSuchGame-v0", [0], 1)
+    with pytest.raises(RuntimeError, match="worker process: .*NoSuchGame"):
+        collect(plans, RandomLegalAgent, env_workers=1)

@@ -12,6 +12,8 @@ BENCHMARKS = {
     "generation": "baselines.bench.generation",
     "opponents": "baselines.bench.opponents",
     "wrapper": "baselines.bench.wrapper",
+    "rollout": "baselines.bench.rollout",
+    "trainer": "baselines.bench.trainer",
     "learning": "baselines.bench.learning",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""

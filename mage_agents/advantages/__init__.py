@@ -108,15 +108,17 @@ def estimate(
         raise ValueError(
             f"The estimator returned {len(advantages)} arrays for {len(trajectories)} trajectories."
         )
-    result = []
     for trajectory, values in zip(trajectories, advantages, strict=True):
-        values = np.array(values, dtype=np.float64)
-        if values.shape != (len(trajectory.turns),):
+        if np.shape(values) != (len(trajectory.turns),):
             raise ValueError(
-                f"The estimator returned shape {values.shape} for {trajectory.trial_id!r}, which "
-                f"has {len(trajectory.turns)} turns."
+                f"The estimator returned shape {np.shape(values)} for {trajectory.trial_id!r}, "
+                f"which has {len(trajectory.turns)} turns."
             )
-        if invalid_penalty:
-            values -= invalid_penalty * np.array([t.invalid for t in trajectory.turns], dtype=float)
-        result.append(values)
-    return result
+    if not trajectories:
+        return []
+    flat = np.concatenate([np.asarray(v, dtype=np.float64) for v in advantages])
+    if invalid_penalty:
+        turns = (turn for t in trajectories for turn in t.turns)
+        flat -= invalid_penalty * np.fromiter((bool(t.invalid) for t in turns), float, len(flat))
+    ends = np.cumsum([len(t.turns) for t in trajectories]).tolist()
+    return [flat[end - len(t.turns) : end] for t, end in zip(trajectories, ends, strict=True)]

@@ -1,4 +1,4 @@
-"""What every estimator shares: per-turn returns of a trial and normalisation within groups.
+"""What every estimator shares: a batch flattened into rows, and normalisation within groups.
 
 All functions are pure numpy over :class:`~mage_agents.rollout.Trajectory` objects. A *row* is
 one turn (one model call, one training sample); estimators return one advantage per row.
@@ -17,14 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = [
-    "STATS",
-    "Rows",
-    "normalise",
-    "episode_returns",
-    "cross_episode_returns",
-    "check_choice",
-]
+__all__ = ["STATS", "Rows", "normalise", "ids", "check_choice"]
 
 STATS = ("turn", "trajectory")
 """The two ways to weigh rows in a group's statistics."""
@@ -39,20 +32,52 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}.")
 
 
+def ids(keys: Sequence[Hashable]) -> np.ndarray:
+    """Hashable keys -> small integer ids, numbered in order of first appearance.
+
+    Example:
+        >>> ids(["b", "a", "b"]).tolist()
+        [0, 1, 0]
+    """
+    seen: dict[Hashable, int] = {}
+    return np.array([seen.setdefault(k, len(seen)) for k in keys], dtype=np.int64)
+
+
+def pair_ids(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """Ids of the pairs ``(first[i], second[i])`` of two non-negative integer arrays."""
+    if first.size == 0:
+        return first.copy()
+    width = int(second.max()) + 1
+    return np.unique(first * width + second, return_inverse=True)[1].reshape(-1)
+
+
 class Rows:
-    """The turns of a batch of trajectories, flattened into rows.
+    """The turns of a batch of trajectories, flattened into rows (read once, then arrays).
 
     Attributes:
+        trajectories: The batch.
         turns: Every turn, trajectory after trajectory.
+        lengths: Turns per trajectory.
         owner: Row -> index of its trajectory.
-        lengths: Turns per trajectory (to split per-row arrays back).
+        reward, episode, play, invalid: Per row: the env reward, the episode index, whether it is
+            a play turn, whether its answer was invalid.
+        group: Row -> id of its trial group (``Turn.group_id``).
     """
 
     def __init__(self, trajectories: Sequence[Any]) -> None:
         self.trajectories = list(trajectories)
         self.turns = [turn for t in self.trajectories for turn in t.turns]
         self.lengths = [len(t.turns) for t in self.trajectories]
-        self.owner = np.repeat(np.arange(len(self.lengths)), self.lengths)
+        n = len(self.turns)
+        self.owner = np.repeat(np.arange(len(self.lengths), dtype=np.int64), self.lengths)
+        self.reward = np.fromiter((t.reward for t in self.turns), np.float64, n)
+        self.episode = np.fromiter((t.episode for t in self.turns), np.int64, n)
+        self.play = np.fromiter((t.phase == "play" for t in self.turns), bool, n)
+        self.invalid = np.fromiter((bool(t.invalid) for t in self.turns), bool, n)
+        self.group = ids([t.group_id for t in self.turns])
+
+    def __len__(self) -> int:
+        return len(self.turns)
 
     def split(self, values: np.ndarray) -> list[np.ndarray]:
         """Per-row values -> one array per trajectory, aligned with its turns."""
@@ -60,32 +85,22 @@ class Rows:
         ends = np.cumsum(self.lengths).tolist()
         return [values[end - n : end].copy() for n, end in zip(self.lengths, ends, strict=True)]
 
-    def per_trajectory(self, values: Sequence[float]) -> np.ndarray:
-        """One value per trajectory -> the value on each of its rows."""
-        return np.asarray(values, dtype=np.float64)[self.owner] if self.turns else np.zeros(0)
+    def anchors(self, keys: np.ndarray) -> np.ndarray:
+        """Row -> id of its anchor-state group: the same ``keys`` group and ``anchor_key``."""
+        return pair_ids(keys, ids([t.anchor_key for t in self.turns]))
 
-    def group_ids(self) -> list[str]:
-        """Each row's trial group id."""
-        return [t.group_id for t in self.turns]
-
-    def weights(self, keys: Sequence[Hashable], stats: str) -> np.ndarray:
+    def weights(self, keys: np.ndarray, stats: str) -> np.ndarray:
         """Row weights for ``stats``: 1 per row, or 1 per trajectory within each group."""
         check_choice("stats", stats, STATS)
-        if stats == "turn":
-            return np.ones(len(self.turns))
-        ids = _ids(list(zip(keys, self.owner.tolist(), strict=True)))
-        return 1.0 / np.bincount(ids)[ids]
-
-
-def _ids(keys: Sequence[Hashable]) -> np.ndarray:
-    """Hashable keys -> small integer ids (first seen, first numbered)."""
-    seen: dict[Hashable, int] = {}
-    return np.array([seen.setdefault(k, len(seen)) for k in keys], dtype=np.int64)
+        if stats == "turn" or len(self) == 0:
+            return np.ones(len(self))
+        pairs = pair_ids(keys, self.owner)
+        return 1.0 / np.bincount(pairs)[pairs]
 
 
 def normalise(
     scores: np.ndarray,
-    keys: Sequence[Hashable],
+    keys: np.ndarray | Sequence[Hashable],
     weights: np.ndarray,
     members: np.ndarray,
     *,
@@ -110,14 +125,16 @@ def normalise(
     scores = np.asarray(scores, dtype=np.float64)
     if scores.size == 0:
         return scores.copy()
-    group = _ids(list(keys))
+    group = keys if isinstance(keys, np.ndarray) else ids(list(keys))
     total = np.bincount(group, weights)
     mean = np.bincount(group, weights * scores) / total
     centred = scores - mean[group]
     count = len(total)
     members = np.asarray(members, dtype=np.int64)
-    width = int(members.max()) + 1
-    distinct = np.bincount(np.unique(group * width + members) // width, minlength=count)
+    distinct = np.bincount(
+        np.unique(group * (int(members.max()) + 1) + members) // (int(members.max()) + 1),
+        minlength=count,
+    )
     high, low = np.full(count, -np.inf), np.full(count, np.inf)
     np.maximum.at(high, group, scores)
     np.minimum.at(low, group, scores)
@@ -131,85 +148,3 @@ def normalise(
         centred = centred / (std[group] + eps)
     centred[dead[group]] = 0.0
     return centred
-
-
-def episode_returns(trajectory: Any, rewards: Sequence[float] | None = None) -> list[float]:
-    """The return of each played episode: the sum of its play turns' rewards.
-
-    Example:
-        >>> from mage_agents.rollout import Turn
-        >>> class T:
-        ...     turns = [Turn("t", "g", 0, 0, "play", "", "", reward=1.0),
-        ...              Turn("t", "g", 0, 1, "reflect", "", ""),
-        ...              Turn("t", "g", 1, 0, "play", "", "", reward=2.0)]
-        >>> episode_returns(T())
-        [1.0, 2.0]
-    """
-    values = [t.reward for t in trajectory.turns] if rewards is None else list(rewards)
-    totals: dict[int, float] = {}
-    for turn, value in zip(trajectory.turns, values, strict=True):
-        if turn.phase == "play":
-            totals[turn.episode] = totals.get(turn.episode, 0.0) + float(value)
-    return [totals[k] for k in sorted(totals)]
-
-
-def cross_episode_returns(
-    trajectory: Any,
-    rewards: Sequence[float],
-    step_gamma: float,
-    traj_gamma: float,
-    across: str = "paper",
-) -> np.ndarray:
-    """LaMer's cross-episode discounted return of every turn of a trial.
-
-    Within episode ``n``, ``g_t = sum_{k >= t} step_gamma**(k - t) * r_k`` over its play turns.
-
-    - ``across="paper"`` (LaMer's formula): ``G_t^(n) = g_t^(n) + sum_{m > n}
-      traj_gamma**(m - n) * g_0^(m)``.
-    - ``across="code"`` (the recursion in LaMer's and MAGE's published code):
-      ``G = r + step_gamma * G_next`` within an episode and ``G = r + traj_gamma * G_next`` at an
-      episode's last turn, so a later episode also carries ``step_gamma**(T_n - 1 - t)``.
-
-    A reflection turn gets ``G_0`` of the episode it precedes (0 if none followed).
-
-    Example:
-        >>> from mage_agents.rollout import Turn
-        >>> class T:
-        ...     turns = [Turn("t", "g", 0, 0, "play", "", ""), Turn("t", "g", 0, 1, "play", "", ""),
-        ...              Turn("t", "g", 0, 2, "reflect", "", ""),
-        ...              Turn("t", "g", 1, 0, "play", "", "")]
-        >>> cross_episode_returns(T(), [0.0, 1.0, 0.0, 4.0], 0.5, 0.5).tolist()
-        [2.5, 3.0, 4.0, 4.0]
-        >>> cross_episode_returns(T(), [0.0, 1.0, 0.0, 4.0], 0.5, 0.5, across="code").tolist()
-        [1.5, 3.0, 4.0, 4.0]
-    """
-    check_choice("across", across, ("paper", "code"))
-    turns = trajectory.turns
-    plays = [i for i, t in enumerate(turns) if t.phase == "play"]
-    returns = np.zeros(len(turns))
-    running, previous = 0.0, None
-    first_return: dict[int, float] = {}  # episode -> G_0 (paper: g_0) of that episode
-    first_total: dict[int, float] = {}  # episode -> G_0 with the later episodes
-    for i in reversed(plays):
-        episode = turns[i].episode
-        if previous is None or episode == previous:
-            carried = step_gamma * running
-        else:  # the paper's g restarts (later episodes are added below); the code's carries on
-            carried = 0.0 if across == "paper" else traj_gamma * running
-        running = float(rewards[i]) + carried
-        returns[i] = running
-        first_return[episode] = running
-        previous = episode
-    if across == "paper":
-        later = 0.0
-        for episode in sorted(first_return, reverse=True):
-            first_total[episode] = first_return[episode] + later
-            later = traj_gamma * (first_return[episode] + later)
-        for i in plays:
-            returns[i] += first_total[turns[i].episode] - first_return[turns[i].episode]
-    else:
-        first_total = first_return
-    for i, turn in enumerate(turns):
-        if turn.phase != "play":
-            returns[i] = first_total.get(turn.episode + 1, 0.0)
-    return returns

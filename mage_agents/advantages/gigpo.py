@@ -32,18 +32,13 @@ the episode term is +-0.5, the step term (returns 1 and 0 in one anchor group) i
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from mage_agents.advantages.common import (
-    Rows,
-    check_choice,
-    cross_episode_returns,
-    normalise,
-)
-from mage_agents.advantages.grpo import trial_scores
+from mage_agents.advantages.common import Rows, check_choice, normalise
+from mage_agents.advantages.returns import discounted_returns, trial_scores
 
 __all__ = ["gigpo", "two_term_advantages", "MODES"]
 
@@ -55,7 +50,7 @@ def two_term_advantages(
     rows: Rows,
     episode_scores: np.ndarray,
     step_returns: np.ndarray,
-    group_keys: Sequence[Hashable],
+    group_keys: np.ndarray,
     *,
     omega: float,
     mode: str,
@@ -68,7 +63,8 @@ def two_term_advantages(
         rows: The flattened batch.
         episode_scores: Per row, the score the episode term normalises.
         step_returns: Per row, the discounted return the step term normalises.
-        group_keys: Per row, the comparison group (the trial group, or the opponent in MAGE).
+        group_keys: Per row, the id of its comparison group (the trial group, or the opponent in
+            MAGE).
             Anchor-state groups are formed inside each of these.
         omega: Weight of the step term.
         mode: ``"mean_norm"`` or ``"mean_std_norm"``.
@@ -77,20 +73,14 @@ def two_term_advantages(
     """
     check_choice("mode", mode, MODES)
     scale = mode == "mean_std_norm"
-    episode = normalise(
-        episode_scores,
-        group_keys,
-        rows.weights(group_keys, stats),
-        rows.owner,
-        scale_std=scale,
-        eps=eps,
-    )
-    anchors = [(g, t.anchor_key) for g, t in zip(group_keys, rows.turns, strict=True)]
+    weights = rows.weights(group_keys, stats)
+    episode = normalise(episode_scores, group_keys, weights, rows.owner, scale_std=scale, eps=eps)
+    anchors = rows.anchors(group_keys)
     step = normalise(
         step_returns,
         anchors,
         rows.weights(anchors, stats),
-        np.arange(len(rows.turns)),
+        np.arange(len(rows)),
         scale_std=scale,
         eps=eps,
     )
@@ -120,13 +110,9 @@ def gigpo(
         Per trajectory, one advantage per turn (aligned with ``trajectory.turns``).
     """
     rows = Rows(trajectories)
-    returns = [
-        cross_episode_returns(t, [x.reward for x in t.turns], gamma, gamma, across="code")
-        for t in rows.trajectories
-    ]
-    step_returns = np.concatenate(returns) if returns else np.zeros(0)
-    scores = rows.per_trajectory(trial_scores(rows.trajectories))
+    step_returns = discounted_returns(rows, rows.reward, gamma, gamma, across="code")
+    scores = trial_scores(rows)[rows.owner]
     advantages = two_term_advantages(
-        rows, scores, step_returns, rows.group_ids(), omega=omega, mode=mode, stats=stats, eps=eps
+        rows, scores, step_returns, rows.group, omega=omega, mode=mode, stats=stats, eps=eps
     )
     return rows.split(advantages)

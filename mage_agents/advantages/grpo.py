@@ -27,19 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from mage_agents.advantages.common import Rows, check_choice, episode_returns, normalise
+from mage_agents.advantages.common import Rows, normalise
+from mage_agents.advantages.returns import trial_scores
 
-__all__ = ["grpo", "trial_scores"]
-
-
-def trial_scores(trajectories: Sequence[Any], target: str = "trial") -> list[float]:
-    """Each trajectory's score: the sum of its episode returns, or its last episode's return."""
-    check_choice("target", target, ("trial", "final"))
-    scores = []
-    for trajectory in trajectories:
-        returns = episode_returns(trajectory) or [0.0]
-        scores.append(sum(returns) if target == "trial" else returns[-1])
-    return scores
+__all__ = ["grpo"]
 
 
 def grpo(
@@ -63,9 +54,7 @@ def grpo(
         Per trajectory, one advantage per turn (aligned with ``trajectory.turns``).
     """
     rows = Rows(trajectories)
-    keys = rows.group_ids()
-    scores = rows.per_trajectory(trial_scores(rows.trajectories, target))
-    advantages = normalise(
-        scores, keys, rows.weights(keys, stats), rows.owner, scale_std=scale_std, eps=eps
-    )
+    scores = trial_scores(rows, target)[rows.owner]
+    weights = rows.weights(rows.group, stats)
+    advantages = normalise(scores, rows.group, weights, rows.owner, scale_std=scale_std, eps=eps)
     return rows.split(advantages)

@@ -41,42 +41,34 @@ mean 1.5); each reflection is alone (its observation differs), so 0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from mage_agents.advantages.common import (
-    Rows,
-    check_choice,
-    cross_episode_returns,
-    episode_returns,
-)
+from mage_agents.advantages.common import Rows, check_choice
 from mage_agents.advantages.gigpo import two_term_advantages
+from mage_agents.advantages.returns import discounted_returns, episode_table
 
-__all__ = ["lamer", "episode_scores", "REFLECTION_SCORES"]
-
+__all__ = ["lamer", "row_scores", "REFLECTION_SCORES"]
 
 REFLECTION_SCORES = ("next", "zero")
 """What a reflection turn scores in the episode term: the next episode's value, or 0."""
 
 
-def episode_scores(
-    trajectory: Any, per_episode: Mapping[int, float], reflection_score: str = "next"
-) -> list[float]:
-    """Per turn: ``per_episode[n]`` on the play turns of episode ``n``.
+def row_scores(rows: Rows, table: np.ndarray, reflection_score: str = "next") -> np.ndarray:
+    """Per row: ``table[trajectory, n]`` on the play turns of episode ``n``.
 
     A reflection turn scores the value of the episode it precedes (``"next"``) or 0 (``"zero"``).
     """
     check_choice("reflection_score", reflection_score, REFLECTION_SCORES)
-    scores = []
-    for turn in trajectory.turns:
-        if turn.phase == "play":
-            scores.append(float(per_episode[turn.episode]))
-        elif reflection_score == "next":
-            scores.append(float(per_episode.get(turn.episode + 1, 0.0)))
-        else:
-            scores.append(0.0)
+    if len(rows) == 0:
+        return np.zeros(0)
+    scores = table[rows.owner, rows.episode]
+    reflect = ~rows.play
+    scores[reflect] = (
+        table[rows.owner, rows.episode + 1][reflect] if reflection_score == "next" else 0.0
+    )
     return scores
 
 
@@ -109,21 +101,10 @@ def lamer(
         Per trajectory, one advantage per turn (aligned with ``trajectory.turns``).
     """
     rows = Rows(trajectories)
-    scores, returns = [], []
-    for t in rows.trajectories:
-        rewards = [x.reward for x in t.turns]
-        per_episode = dict(enumerate(episode_returns(t)))
-        scores += episode_scores(t, per_episode, reflection_score)
-        returns.append(cross_episode_returns(t, rewards, step_gamma, traj_gamma, across))
-    step_returns = np.concatenate(returns) if returns else np.zeros(0)
+    table, _ = episode_table(rows)
+    scores = row_scores(rows, table, reflection_score)
+    step_returns = discounted_returns(rows, rows.reward, step_gamma, traj_gamma, across)
     advantages = two_term_advantages(
-        rows,
-        np.asarray(scores, dtype=np.float64),
-        step_returns,
-        rows.group_ids(),
-        omega=omega,
-        mode=mode,
-        stats=stats,
-        eps=eps,
+        rows, scores, step_returns, rows.group, omega=omega, mode=mode, stats=stats, eps=eps
     )
     return rows.split(advantages)

@@ -44,12 +44,35 @@ from typing import Any
 
 import numpy as np
 
-from mage_agents.advantages.common import Rows, cross_episode_returns, episode_returns
+from mage_agents.advantages.common import Rows, ids
 from mage_agents.advantages.gigpo import two_term_advantages
-from mage_agents.advantages.lamer import episode_scores
+from mage_agents.advantages.lamer import row_scores
+from mage_agents.advantages.returns import discounted_returns, episode_table
 from mage_envs.meta.trial import differential_returns
 
-__all__ = ["mage", "meta_rewards"]
+__all__ = ["mage", "meta_rewards", "meta_reward_rows"]
+
+
+def meta_reward_rows(rows: Rows, differential: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(d, rewards)``: the meta-rewards and the rewards of each row.
+
+    ``d[trajectory, n]`` is episode ``n``'s meta-reward; ``rewards`` puts ``d_n`` on the last
+    play turn of episode ``n`` and 0 elsewhere.
+    """
+    table, played = episode_table(rows)
+    meta = np.where(played, table, 0.0)
+    if differential:  # the trial wrapper's own R_0, R_1 - R_0, ... (one definition)
+        for o in np.flatnonzero(played.any(axis=1)):
+            meta[o, played[o]] = differential_returns(table[o, played[o]].tolist())
+    rewards = np.zeros(len(rows))
+    if len(rows):
+        width = table.shape[1]
+        cell = (rows.owner * width + rows.episode)[rows.play]
+        last = np.full(table.size, -1, dtype=np.int64)
+        np.maximum.at(last, cell, np.flatnonzero(rows.play))
+        ends = last[last >= 0]
+        rewards[ends] = meta.reshape(-1)[last >= 0]
+    return meta, rewards
 
 
 def meta_rewards(trajectory: Any, differential: bool = True) -> tuple[list[float], list[float]]:
@@ -60,16 +83,10 @@ def meta_rewards(trajectory: Any, differential: bool = True) -> tuple[list[float
         >>> meta_rewards(Trajectory.from_rewards([[0.0, -1.0], [2.0]]))
         ([-1.0, 3.0], [0.0, -1.0, 0.0, 3.0])
     """
-    returns = episode_returns(trajectory)
-    per_episode = differential_returns(returns) if differential else list(returns)
-    last: dict[int, int] = {}
-    for i, turn in enumerate(trajectory.turns):
-        if turn.phase == "play":
-            last[turn.episode] = i
-    rewards = [0.0] * len(trajectory.turns)
-    for n, episode in enumerate(sorted(last)):
-        rewards[last[episode]] = per_episode[n]
-    return per_episode, rewards
+    rows = Rows([trajectory])
+    meta, rewards = meta_reward_rows(rows, differential)
+    _, played = episode_table(rows)
+    return meta[0][played[0]].tolist(), rewards.tolist()
 
 
 def mage(
@@ -105,31 +122,11 @@ def mage(
         Per trajectory, one advantage per turn (aligned with ``trajectory.turns``).
     """
     rows = Rows(trajectories)
-    scores, returns = [], []
-    for t in rows.trajectories:
-        per_episode, rewards = meta_rewards(t, differential)
-        scores += episode_scores(t, _by_index(t, per_episode), reflection_score)
-        returns.append(cross_episode_returns(t, rewards, step_gamma, traj_gamma, across))
-    step_returns = np.concatenate(returns) if returns else np.zeros(0)
-    keys = (
-        [("opponent", t.opponent) for t in rows.turns]
-        if opponent_norm
-        else [("group", g) for g in rows.group_ids()]
-    )
+    meta, rewards = meta_reward_rows(rows, differential)
+    scores = row_scores(rows, meta, reflection_score)
+    step_returns = discounted_returns(rows, rewards, step_gamma, traj_gamma, across)
+    keys = ids([t.opponent for t in rows.turns]) if opponent_norm else rows.group
     advantages = two_term_advantages(
-        rows,
-        np.asarray(scores, dtype=np.float64),
-        step_returns,
-        keys,
-        omega=omega,
-        mode=mode,
-        stats=stats,
-        eps=eps,
+        rows, scores, step_returns, keys, omega=omega, mode=mode, stats=stats, eps=eps
     )
     return rows.split(advantages)
-
-
-def _by_index(trajectory: Any, per_episode: list[float]) -> dict[int, float]:
-    """Played episode index -> its value (episodes are numbered from 0 in play order)."""
-    played = sorted({t.episode for t in trajectory.turns if t.phase == "play"})
-    return dict(zip(played, per_episode, strict=True))

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from mage_agents.advantages.common import Rows, normalise
-from mage_agents.advantages.grpo import trial_scores
+from mage_agents.advantages.returns import trial_scores
 
 __all__ = ["rloo"]
 
@@ -45,8 +45,9 @@ def rloo(
         Per trajectory, one advantage per turn (aligned with ``trajectory.turns``).
     """
     rows = Rows(trajectories)
-    keys = rows.group_ids()
-    scores = rows.per_trajectory(trial_scores(rows.trajectories, target))
-    weights = rows.weights(keys, stats)
-    advantages = normalise(scores, keys, weights, rows.owner, scale_std=False, leave_one_out=True)
+    scores = trial_scores(rows, target)[rows.owner]
+    weights = rows.weights(rows.group, stats)
+    advantages = normalise(
+        scores, rows.group, weights, rows.owner, scale_std=False, leave_one_out=True
+    )
     return rows.split(advantages)

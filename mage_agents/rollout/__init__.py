@@ -8,6 +8,7 @@
 """
 
 from mage_agents.rollout.engine import MAX_STEPS_PER_TRIAL, collect, rollout, shown_move
+from mage_agents.rollout.envs import LocalEnvs, WorkerEnvs
 from mage_agents.rollout.plan import PlannedTrial, TrialPlan, make_trial_env, plan_groups
 from mage_agents.rollout.types import Trajectory, Turn, load_trajectories, save_trajectories
 
@@ -24,4 +25,6 @@ __all__ = [
     "collect",
     "shown_move",
     "MAX_STEPS_PER_TRIAL",
+    "WorkerEnvs",
+    "LocalEnvs",
 ]

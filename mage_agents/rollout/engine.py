@@ -135,12 +135,20 @@ def _trajectory(live: _Live, trial_figures: dict[str, Any] | None, limited: bool
     )
 
 
-def _start(envs: Any, slot: int, trial: Any, agent: Agent) -> _Live:
-    agent.reset(trial.seed)
-    observation, info = envs.start(slot, trial)
-    if callable(getattr(agent, "bind", None)):
-        agent.bind(envs.env(slot))
-    return _Live(trial, agent, observation, dict(info), time.perf_counter())
+def _start(
+    envs: Any, items: list[tuple[int, Any]], slots: list[Agent], make_env: Callable[[Any], Any]
+) -> list[_Live]:
+    """Start the trials of ``items`` (``(slot, trial)`` pairs) with the slots' agents."""
+    for slot, trial in items:
+        slots[slot].reset(trial.seed)
+    started = envs.start(items, make_env)
+    live = []
+    for (slot, trial), (observation, info) in zip(items, started, strict=True):
+        agent = slots[slot]
+        if callable(getattr(agent, "bind", None)):
+            agent.bind(envs.env(slot))
+        live.append(_Live(trial, agent, observation, dict(info), time.perf_counter()))
+    return live
 
 
 def rollout(
@@ -149,7 +157,7 @@ def rollout(
     *,
     batch_size: int = 1,
     make_env: Callable[[Any], Any] = make_trial_env,
-    env_workers: int = 0,
+    env_workers: int | WorkerEnvs = 0,
     max_steps: int = MAX_STEPS_PER_TRIAL,
 ) -> Iterator[Trajectory]:
     """Play ``trials``, up to ``batch_size`` at once, yielding each trajectory when it ends.
@@ -161,7 +169,8 @@ def rollout(
         batch_size: Trials stepped together (one batched generation per step).
         make_env: Builds a trial env (a ``MetaEpisodeWrapper``) from a planned trial.
         env_workers: 0: step the envs here; N >= 1: in N spawned processes (``make_env`` and
-            the trials must pickle), with the same results, ended with the rollout.
+            the trials must pickle), with the same results, ended with the rollout; or an open
+            :class:`~mage_agents.rollout.WorkerEnvs` pool, kept open for the next rollout.
         max_steps: Steps after which a trial is stopped and marked ``step_limit``.
 
     Yields:
@@ -177,16 +186,18 @@ def rollout(
         >>> [(t.group_id, len(t.result.returns)) for t in trajectories]
         [('mage/KuhnPoker-v0|None|task0', 2), ('mage/KuhnPoker-v0|None|task0', 2)]
     """
-    if batch_size < 1 or max_steps < 1 or env_workers < 0:
+    owned = not isinstance(env_workers, WorkerEnvs)
+    if batch_size < 1 or max_steps < 1 or (owned and env_workers < 0):
         raise ValueError("Need batch_size >= 1, max_steps >= 1 and env_workers >= 0.")
     pending = list(reversed(trials))
     slots = [new_agent() for _ in range(min(batch_size, len(trials)))]
-    envs = WorkerEnvs(make_env, env_workers) if env_workers else LocalEnvs(make_env)
+    if not owned:
+        envs: Any = env_workers
+    else:
+        envs = WorkerEnvs(env_workers) if env_workers else LocalEnvs()
     try:
-        live: list[_Live | None] = [
-            _start(envs, i, pending.pop(), agent) if pending else None
-            for i, agent in enumerate(slots)
-        ]
+        live: list[_Live | None] = [None] * len(slots)
+        _refill(envs, live, range(len(slots)), pending, slots, make_env)
         while any(t is not None for t in live):
             active = [i for i, t in enumerate(live) if t is not None]
             replies = act_batch(
@@ -195,13 +206,33 @@ def rollout(
                 [live[i].info for i in active],
             )
             results = envs.step([(i, r.text) for i, r in zip(active, replies, strict=True)])
+            ended = []
             for i, reply, result in zip(active, replies, results, strict=True):
                 trajectory = _advance(envs, i, live[i], reply, result, max_steps)
                 if trajectory is not None:
+                    live[i] = None
+                    ended.append(i)
                     yield trajectory
-                    live[i] = _start(envs, i, pending.pop(), slots[i]) if pending else None
+            _refill(envs, live, ended, pending, slots, make_env)
     finally:
-        envs.close()
+        if owned:
+            envs.close()
+        else:
+            envs.clear()  # the caller's pool lives on, without this rollout's envs
+
+
+def _refill(
+    envs: Any,
+    live: list[_Live | None],
+    free: Sequence[int],
+    pending: list[Any],
+    slots: list[Agent],
+    make_env: Callable[[Any], Any],
+) -> None:
+    """Give each free slot, in order, the next pending trial (started together)."""
+    items = [(slot, pending.pop()) for slot in free[: len(pending)]]
+    for (slot, _), started in zip(items, _start(envs, items, slots, make_env), strict=True):
+        live[slot] = started
 
 
 def _advance(

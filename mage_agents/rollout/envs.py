@@ -1,11 +1,14 @@
 """Where a batch's envs live: in this process, or in spawned worker processes.
 
 The engine talks to its envs through one small interface, keyed by slot (the batch position a
-trial occupies): ``start`` a trial, ``step`` many slots at once, ``finish`` a slot. With
+trial occupies): ``start`` trials, ``step`` many slots at once, ``finish`` a slot. With
 :class:`WorkerEnvs` the envs of a batch are spread over ``N`` spawned processes (slot ``i`` lives
 in worker ``i % N``) and a batch step costs one round trip per worker, all workers stepping at the
 same time; generation stays in the main process. Every env is made, reset and stepped with the
 same arguments in the same order as in :class:`LocalEnvs`, so the results are the same bytes.
+
+A :class:`WorkerEnvs` pool can outlive one rollout (``with WorkerEnvs(4) as pool: ...``, then
+``rollout(..., env_workers=pool)`` at every training step), so its processes start once.
 """
 
 from __future__ import annotations
@@ -32,21 +35,23 @@ def _result_of(env: Any) -> dict[str, Any] | None:
 
 
 class LocalEnvs:
-    """The envs of a batch, in this process.
+    """The envs of a batch, in this process."""
 
-    Args:
-        make_env: Builds the trial env of a planned trial.
-    """
-
-    def __init__(self, make_env: Callable[[Any], Any]) -> None:
-        self.make_env = make_env
+    def __init__(self) -> None:
         self._envs: dict[int, Any] = {}
 
-    def start(self, slot: int, trial: Any) -> tuple[Any, dict[str, Any]]:
-        """Make the env of ``trial`` in ``slot`` and reset it with the trial's task seed."""
-        env = self.make_env(trial)
-        self._envs[slot] = env
-        return env.reset(seed=trial.task_seed)
+    def start(
+        self, items: Sequence[tuple[int, Any]], make_env: Callable[[Any], Any]
+    ) -> list[tuple[Any, dict[str, Any]]]:
+        """Make the env of each ``(slot, trial)`` and reset it with the trial's task seed."""
+        started = []
+        for slot, trial in items:
+            if slot in self._envs:  # left by an abandoned rollout
+                self._envs.pop(slot).close()
+            env = make_env(trial)
+            self._envs[slot] = env
+            started.append(env.reset(seed=trial.task_seed))
+        return started
 
     def env(self, slot: int) -> Any:
         """The env object of ``slot`` (for agents that read the game state through ``bind``)."""
@@ -63,15 +68,19 @@ class LocalEnvs:
         env.close()
         return result
 
-    def close(self) -> None:
+    def clear(self) -> None:
         """Close every env still open."""
         for slot in list(self._envs):
             self._envs.pop(slot).close()
 
+    def close(self) -> None:
+        """Close every env still open."""
+        self.clear()
 
-def _serve(conn: Any, make_env: Callable[[Any], Any]) -> None:
+
+def _serve(conn: Any) -> None:
     """A worker's loop: run the commands it receives on its envs and send back the results."""
-    envs = LocalEnvs(make_env)
+    envs = LocalEnvs()
     while True:
         message = conn.recv()
         if message is None:
@@ -84,8 +93,10 @@ def _serve(conn: Any, make_env: Callable[[Any], Any]) -> None:
                 answer: Any = envs.start(*argument)
             elif command == "step":
                 answer = envs.step(argument)
-            else:
+            elif command == "finish":
                 answer = envs.finish(argument)
+            else:
+                answer = envs.clear()
             conn.send(("ok", answer))
         except Exception as error:  # reported in the main process, with the env's own message
             conn.send(("error", f"{type(error).__name__}: {error}"))
@@ -94,30 +105,29 @@ def _serve(conn: Any, make_env: Callable[[Any], Any]) -> None:
 class WorkerEnvs:
     """The envs of a batch, stepped in ``workers`` spawned processes.
 
+    The trials and the ``make_env`` given to :meth:`start` must pickle (plain data, a
+    module-level function). Use it as a context manager, or call :meth:`close`.
+
     Args:
-        make_env: Builds the trial env of a planned trial; it and the plans must pickle (a
-            module-level function, plain data).
         workers: Processes to start (at least 1).
 
     Raises:
-        RuntimeError: In :meth:`step` and :meth:`start`, if an env raised in its worker.
+        RuntimeError: In :meth:`start`, :meth:`step` and :meth:`finish`, if an env raised in its
+            worker (the message is the env's).
     """
 
-    def __init__(self, make_env: Callable[[Any], Any], workers: int) -> None:
+    def __init__(self, workers: int) -> None:
         if workers < 1:
             raise ValueError(f"env_workers must be at least 1, not {workers}.")
         context = multiprocessing.get_context("spawn")  # no fork: torch threads do not survive it
         self._conns, self._processes = [], []
         for _ in range(workers):
             parent, child = context.Pipe()
-            process = context.Process(target=_serve, args=(child, make_env), daemon=True)
+            process = context.Process(target=_serve, args=(child,), daemon=True)
             process.start()
             child.close()
             self._conns.append(parent)
             self._processes.append(process)
-
-    def _conn(self, slot: int) -> Any:
-        return self._conns[slot % len(self._conns)]
 
     @staticmethod
     def _receive(conn: Any) -> Any:
@@ -129,11 +139,48 @@ class WorkerEnvs:
             raise RuntimeError(f"An env failed in its worker process: {answer}")
         return answer
 
-    def start(self, slot: int, trial: Any) -> tuple[Any, dict[str, Any]]:
-        """Make and reset the env of ``trial`` in the worker that holds ``slot``."""
-        conn = self._conn(slot)
-        conn.send(("start", (slot, trial)))
-        return self._receive(conn)
+    def __enter__(self) -> WorkerEnvs:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def workers(self) -> int:
+        """The number of worker processes."""
+        return len(self._conns)
+
+    def _scatter(
+        self, command: str, items: Sequence[tuple[int, Any]], make_env: Any = None
+    ) -> list[Any]:
+        """Send each worker its share of ``items`` (keyed by slot), all at once; gather in order."""
+        if not self._conns:
+            raise RuntimeError("These env workers are closed.")
+        by_worker: dict[int, list[int]] = {}
+        for index, (slot, _) in enumerate(items):
+            by_worker.setdefault(slot % len(self._conns), []).append(index)
+        for worker, indices in by_worker.items():
+            share = [items[i] for i in indices]
+            self._conns[worker].send((command, share if make_env is None else (share, make_env)))
+        answers: list[Any] = [None] * len(items)
+        failure = None
+        for worker, indices in by_worker.items():
+            try:  # every worker must be read, or its answer would wait in the pipe
+                share = self._receive(self._conns[worker])
+            except RuntimeError as error:
+                failure = failure or error
+                continue
+            for i, answer in zip(indices, share, strict=True):
+                answers[i] = answer
+        if failure is not None:
+            raise failure
+        return answers
+
+    def start(
+        self, items: Sequence[tuple[int, Any]], make_env: Callable[[Any], Any]
+    ) -> list[tuple[Any, dict[str, Any]]]:
+        """Make and reset the env of each ``(slot, trial)`` in the worker holding the slot."""
+        return self._scatter("start", items, make_env)
 
     def env(self, slot: int) -> Any:
         """Envs in workers cannot be handed to agents."""
@@ -144,22 +191,20 @@ class WorkerEnvs:
 
     def step(self, actions: Sequence[tuple[int, str]]) -> list[StepResult]:
         """Step each ``(slot, action)``: one message per worker, all workers at once."""
-        by_worker: dict[int, list[int]] = {}
-        for index, (slot, _) in enumerate(actions):
-            by_worker.setdefault(slot % len(self._conns), []).append(index)
-        for worker, indices in by_worker.items():
-            self._conns[worker].send(("step", [actions[i] for i in indices]))
-        results: list[Any] = [None] * len(actions)
-        for worker, indices in by_worker.items():
-            for i, result in zip(indices, self._receive(self._conns[worker]), strict=True):
-                results[i] = result
-        return results
+        return self._scatter("step", actions)
 
     def finish(self, slot: int) -> dict[str, Any] | None:
         """Close the env of ``slot`` in its worker; return its trial figures so far."""
-        conn = self._conn(slot)
+        conn = self._conns[slot % len(self._conns)]
         conn.send(("finish", slot))
         return self._receive(conn)
+
+    def clear(self) -> None:
+        """Close the envs still open in every worker (an abandoned rollout's); keep the workers."""
+        for conn in self._conns:
+            conn.send(("clear", None))
+        for conn in self._conns:
+            self._receive(conn)
 
     def close(self) -> None:
         """Stop the workers (each closes its envs first)."""

@@ -14,9 +14,11 @@ from typing import Any
 
 from trl import GRPOConfig
 
+from mage_agents.advantages import ESTIMATORS as _REGISTRY
+
 __all__ = ["MetaRLConfig", "ESTIMATORS", "MEMORY_MODES"]
 
-ESTIMATORS = ("grpo", "rloo", "gigpo", "lamer", "mage")
+ESTIMATORS = tuple(_REGISTRY)
 """The advantage estimators, by name (one module each in :mod:`mage_agents.advantages`)."""
 
 MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
@@ -102,9 +104,9 @@ class MetaRLConfig(GRPOConfig):
             "batch: centre in groups, divide by the batch std; none: centre only."
         ),
     )
-    invalid_action_penalty: float = field(
-        default=0.5,
-        metadata=_help("Reward subtracted for an invalid answer (LaMer 0.5, GiGPO 0.1)."),
+    invalid_action_penalty: float | None = field(
+        default=None,
+        metadata=_help("Reward subtracted for an invalid answer; None: the env's own (LaMer 0.5)."),
     )
     max_turns: int = field(
         default=64, metadata=_help("Most model turns a trial may take before it is stopped.")
@@ -183,7 +185,7 @@ class MetaRLConfig(GRPOConfig):
                 raise ValueError(f"{name} is a discount: it must lie in [0, 1], not {value}.")
         if self.omega < 0:
             raise ValueError(f"omega weights GiGPO's step term: it must be >= 0, not {self.omega}.")
-        if self.invalid_action_penalty < 0:
+        if self.invalid_action_penalty is not None and self.invalid_action_penalty < 0:
             raise ValueError(
                 "invalid_action_penalty is subtracted from the reward: give a value >= 0, not "
                 f"{self.invalid_action_penalty}."

@@ -89,6 +89,13 @@ class MetaRLTrainer(GRPOTrainer):
             )
         if not isinstance(args, MetaRLConfig):
             raise TypeError(f"args must be a MetaRLConfig, not {type(args).__name__}.")
+        if args.beta != 0 and peft_config is None and not isinstance(model, str):
+            if not getattr(getattr(model, "config", None), "_name_or_path", ""):
+                raise ValueError(
+                    "beta != 0 needs a reference model, which TRL loads from the model's "
+                    "directory, and this model was built in code: save_pretrained() it and pass "
+                    "the directory, train a LoRA adapter (peft_config), or set beta=0."
+                )
         super().__init__(
             model=model,
             reward_funcs=_rewards_come_from_trials,
@@ -124,8 +131,9 @@ class MetaRLTrainer(GRPOTrainer):
             "stop_on_success": args.stop_on_success,
             "reflection": args.reflection,
             "memory": args.memory,
-            "invalid_action_penalty": args.invalid_action_penalty,
         }
+        if args.invalid_action_penalty is not None:
+            trial_kwargs["invalid_action_penalty"] = args.invalid_action_penalty
         plans = []
         for i, seed in enumerate(seeds):
             group = i // group_size

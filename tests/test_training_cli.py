@@ -1,0 +1,85 @@
+"""python -m baselines.run train: help, a tiny config in-process, its output folder and resume."""
+
+import json
+import shutil
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("trl")
+
+from baselines.run import main  # noqa: E402
+
+TINY = [
+    "--config",
+    "tiny_kuhn_grpo",
+    "--max-steps",
+    "2",
+    *("--set", "logging_steps=1", "--set", "save_steps=1", "--set", "num_generations=2"),
+    *("--set", "per_device_train_batch_size=4", "--set", "max_completion_length=4"),
+    *("--set", "evaluation_steps=2", "--set", "evaluation_tasks=2"),
+]
+TIMING = {"step_time", "train_runtime", "train_samples_per_second", "train_steps_per_second"}
+
+
+def train_entries(out):
+    rows = [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+    return {r["step"]: {k: v for k, v in r.items() if k not in TIMING} for r in rows if "loss" in r}
+
+
+def test_train_help_lists_the_options_and_the_ready_configs(capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["train", "--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert "--config" in text and "tiny_kuhn_grpo" in text and "mage_kuhn_qwen3_4b" in text
+
+
+def test_a_tiny_config_trains_writes_its_folder_and_resumes(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["train", *TINY, "--out", str(out)]) == 0
+    for name in ("config.yaml", "metrics.jsonl", "metrics.csv", "curves.png", "best/best.json"):
+        assert (out / name).is_file(), name
+    assert (out / "checkpoint-1").is_dir() and (out / "checkpoint-2").is_dir()
+    entries = train_entries(out)
+    assert sorted(entries) == [1, 2] and "trial/final_return" in entries[2]
+    evaluation = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert any("eval/exact/aggressive/first/value" in e for e in evaluation)
+    assert "step 2/2" in capsys.readouterr().out
+
+    # interrupted after step 1: the rerun resumes there and repeats step 2 exactly
+    shutil.rmtree(out / "checkpoint-2")
+    assert main(["train", *TINY, "--out", str(out)]) == 0
+    assert "Resuming from" in capsys.readouterr().out
+    assert train_entries(out) == entries
+
+
+def test_bad_settings_are_refused_with_the_reason(tmp_path, capsys):
+    assert main(["train", "--config", "tiny_kuhn_grpo", "--set", "learning_rat=1"]) == 2
+    assert "Did you mean learning_rate" in capsys.readouterr().out
+    assert main(["train", "--config", "no_such_config"]) == 2
+    assert "Ready configs" in capsys.readouterr().out
+    assert main(["train", "--config", "tiny_kuhn_grpo", "--set", "traj_gamma=2"]) == 2
+    assert "traj_gamma is a discount" in capsys.readouterr().out
+    assert main(["train", "--model", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    assert "not a local model directory" in capsys.readouterr().out
+
+
+def test_every_ready_config_is_a_valid_metarl_config(tmp_path):
+    from baselines.train import TRAIN_CONFIG_DIR, _read_config, build_config
+
+    names = sorted(TRAIN_CONFIG_DIR.glob("*.yaml"))
+    assert len(names) >= 20
+    for path in names:
+        settings = _read_config(path) | {"out": str(tmp_path)}
+        if settings.get("use_vllm"):  # a GPU config: check it as it would run, minus the GPU
+            settings |= {"use_vllm": False, "bf16": False}
+        config = build_config(settings)
+        assert config.estimator in path.stem or path.stem.startswith("tiny"), path
+
+
+def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):
+    from baselines.train import build_config
+
+    config = build_config({"out": str(tmp_path), "learning_rate": "1e-2", "use_cpu": True})
+    assert config.learning_rate == 0.01

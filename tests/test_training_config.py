@@ -1,0 +1,63 @@
+"""MetaRLConfig: the meta-RL fields with help, published defaults, and errors that say why."""
+
+from dataclasses import fields
+
+import pytest
+
+pytest.importorskip("trl")
+
+from mage_agents.training import MetaRLConfig  # noqa: E402
+
+OWN = {
+    "estimator", "env_id", "env_kwargs", "opponent", "num_episodes", "same_task",
+    "stop_on_success", "reflection", "memory", "trial_kwargs", "strategy", "step_gamma",
+    "traj_gamma", "omega", "statistics", "scale_advantages", "invalid_action_penalty",
+    "max_turns", "differential_reward", "opponent_normalization", "num_tasks", "task_seed",
+    "evaluation_steps", "evaluation_tasks", "evaluation_seed", "evaluation_opponents",
+    "keep_best", "answer_template",
+}  # fmt: skip
+
+
+def config(tmp_path, **kwargs):
+    return MetaRLConfig(output_dir=str(tmp_path), use_cpu=True, report_to=[], **kwargs)
+
+
+def test_every_added_field_has_a_one_line_help():
+    helps = {f.name: f.metadata.get("help", "") for f in fields(MetaRLConfig)}
+    for name in OWN:
+        assert helps[name] and "\n" not in helps[name], name
+
+
+def test_the_defaults_are_the_published_ones(tmp_path):
+    c = config(tmp_path)
+    assert (c.estimator, c.num_episodes, c.same_task, c.stop_on_success) == ("mage", 3, True, True)
+    assert (c.step_gamma, c.traj_gamma, c.omega, c.statistics) == (0.95, 0.6, 1.0, "turn")
+    assert c.memory == "reflection_only" and c.differential_reward and c.opponent_normalization
+    assert c.bf16 is False  # no CUDA here: TRL's bf16 default would be refused
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "reason"),
+    [
+        ({"estimator": "ppo"}, "Unknown estimator 'ppo': choose one of grpo, rloo, gigpo"),
+        ({"num_generations": 1}, "num_generations \\(the group size\\) must be at least 2"),
+        ({"traj_gamma": 1.5}, "traj_gamma is a discount: it must lie in \\[0, 1\\]"),
+        ({"step_gamma": -0.1}, "step_gamma is a discount"),
+        ({"omega": -1.0}, "omega weights GiGPO's step term"),
+        ({"memory": "everything"}, "Unknown memory 'everything'"),
+        ({"statistics": "group"}, "Unknown statistics 'group'"),
+        ({"scale_advantages": "std"}, "Unknown scale_advantages 'std'"),
+        ({"invalid_action_penalty": -1.0}, "give a value >= 0"),
+        ({"num_episodes": 0}, "num_episodes must be at least 1"),
+        ({"answer_template": "<action></action>"}, "must contain '\\{action\\}'"),
+        ({"env_kwargs": "seat=first"}, "env_kwargs must be a mapping"),
+    ],
+)
+def test_bad_settings_are_refused_with_the_reason(tmp_path, kwargs, reason):
+    with pytest.raises(ValueError, match=reason):
+        config(tmp_path, **kwargs)
+
+
+def test_trl_settings_keep_their_trl_checks(tmp_path):
+    with pytest.raises(ValueError, match="divisible by num_generations"):
+        config(tmp_path, per_device_train_batch_size=6, num_generations=4)

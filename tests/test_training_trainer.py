@@ -1,0 +1,230 @@
+"""MetaRLTrainer: scripted trials give the estimators' advantages row by row; real steps train."""
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("trl")
+
+from mage_agents.advantages import estimate  # noqa: E402
+from mage_agents.base import Reply  # noqa: E402
+from mage_agents.tiny_model import build_tiny_model  # noqa: E402
+from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training.estimate import _settings  # noqa: E402
+from mage_agents.training.trainer import task_dataset  # noqa: E402
+
+J_SEED = 0  # deals the learner (first seat) a Jack: a bet wins 1 vs always-pass, a check loses 1
+
+
+def tiny_config(tmp_path, **overrides):
+    settings = dict(
+        output_dir=str(tmp_path),
+        estimator="grpo",
+        env_kwargs={"seat": "first", "max_invalid_actions": 1},
+        opponent="always-pass",
+        num_episodes=1,
+        reflection=False,
+        num_generations=4,
+        per_device_train_batch_size=4,
+        max_completion_length=4,
+        learning_rate=1e-2,
+        max_steps=1,
+        num_tasks=8,
+        use_cpu=True,
+        gradient_checkpointing=False,
+        report_to=[],
+        logging_steps=1,
+        save_strategy="no",
+        seed=0,
+    )
+    settings.update(overrides)
+    return MetaRLConfig(**settings)
+
+
+@pytest.fixture
+def tiny():
+    torch.set_num_threads(1)
+    return build_tiny_model(seed=0)
+
+
+class ScriptedBackend:
+    """Answers call c, position i with script[c][i] (or a reflection), as token ids."""
+
+    name = "scripted"
+
+    def __init__(self, tokenizer, script):
+        self.tokenizer, self.script, self.calls = tokenizer, script, 0
+
+    def generate(self, chats):
+        answers = self.script[self.calls]
+        self.calls += 1
+        replies = []
+        for chat, answer in zip(chats, answers, strict=True):
+            prompt = self.tokenizer(chat[-1]["content"])["input_ids"]
+            ids = self.tokenizer(answer, add_special_tokens=False)["input_ids"]
+            replies.append(
+                Reply(
+                    answer,
+                    len(prompt),
+                    len(ids),
+                    prompt_ids=tuple(prompt),
+                    completion_ids=tuple(ids),
+                )
+            )
+        return replies
+
+
+def scripted_step(trainer, script, seeds):
+    trainer.model.train()  # as in a training step (the tiny model is built in eval mode)
+    trainer.backend = ScriptedBackend(trainer.processing_class, script)
+    played = []
+    real_play = trainer.play
+    trainer.play = lambda plans: played.extend(real_play(plans)) or played
+    batch = trainer._generate_and_score_completions([{"seed": s} for s in seeds])
+    return batch, played
+
+
+REFLECT = "<reflection>bet with the jack</reflection>"
+TWO_EPISODES = [  # call -> the answer of each of the 4 trials (all stay in lockstep)
+    ["<action>bet</action>", "<action>check</action>", "<action>check</action>", "bet"],
+    [REFLECT] * 4,
+    ["<action>bet</action>", "<action>bet</action>", "check", "<action>check</action>"],
+]
+
+
+@pytest.mark.parametrize("estimator", ["grpo", "rloo", "gigpo", "lamer", "mage"])
+def test_every_model_turn_is_a_row_with_the_estimators_advantage(tmp_path, tiny, estimator):
+    model, tokenizer = tiny
+    config = tiny_config(
+        tmp_path, estimator=estimator, num_episodes=2, reflection=True, stop_on_success=False
+    )
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    batch, played = scripted_step(trainer, TWO_EPISODES, [J_SEED] * 4)
+    assert [t.result.returns for t in played] == [
+        [1.0, 1.0],
+        [-1.0, 1.0],
+        [-1.0, -1.0],
+        [1.0, -1.0],
+    ]
+    assert [t.phase for t in played[0].turns] == ["play", "reflect", "play"]
+    expected = np.concatenate(estimate(estimator, played, **_settings(config)))
+    assert batch["advantages"].tolist() == pytest.approx(expected.tolist())
+    assert batch["advantages"].shape == (12,)
+    first = tokenizer.decode(batch["completion_ids"][0][batch["completion_mask"][0].bool()])
+    assert first == "<action>bet</action>"
+    assert "Your card: J." in tokenizer.decode(batch["prompt_ids"][0])
+    assert int(batch["num_items_in_batch"]) == int(batch["completion_mask"].sum())
+
+
+def test_grpo_advantages_match_the_hand_computed_ones(tmp_path, tiny):
+    model, tokenizer = tiny
+    config = tiny_config(
+        tmp_path, num_episodes=2, reflection=True, stop_on_success=False, statistics="trajectory"
+    )
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    batch, _ = scripted_step(trainer, TWO_EPISODES, [J_SEED] * 4)
+    # trial returns 2, 0, -2, 0: mean 0, unbiased std sqrt(8 / 3); every turn of a trial shares it
+    a = 2 / np.sqrt(8 / 3)
+    assert batch["advantages"].tolist() == pytest.approx(
+        [a] * 3 + [0] * 3 + [-a] * 3 + [0] * 3, abs=1e-5
+    )
+
+
+def test_the_batch_is_padded_so_that_trls_split_drops_nothing(tmp_path, tiny):
+    model, tokenizer = tiny
+    config = tiny_config(
+        tmp_path, num_generations=2, per_device_train_batch_size=2, steps_per_generation=3
+    )
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    # 6 trials of one turn each ("raise" is invalid and ends its trial): 6 rows split evenly
+    script = [["<action>bet</action>", "raise", "check", "bet", "bet", "<action>check</action>"]]
+    batch, played = scripted_step(trainer, script, [0, 0, 2, 2, 3, 3])
+    assert batch["advantages"].shape == (6,)
+    # 4 rows over 3 chunks: 2 zero-mask rows are added, and they carry no loss
+    config = tiny_config(
+        tmp_path, num_generations=2, per_device_train_batch_size=2, steps_per_generation=3
+    )
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    batch, played = scripted_step(trainer, [["bet", "check", "bet", "check"]], [0, 0, 2, 2])
+    assert sum(len(t.turns) for t in played) == 4
+    assert batch["advantages"].shape == (6,) and batch["completion_mask"][4:].sum() == 0
+    assert batch["advantages"][4:].tolist() == [0.0, 0.0]
+    assert batch["prompt_mask"][4:].sum(dim=1).tolist() == [1, 1]  # never a row with no token
+
+
+def test_old_and_reference_log_probs_are_supplied_when_trl_needs_them(tmp_path, tiny):
+    model, tokenizer = tiny
+    script = [["<action>bet</action>", "<action>check</action>"] * 2]
+    plain = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)
+    batch, _ = scripted_step(plain, script, [J_SEED] * 4)
+    assert "old_per_token_logps" not in batch and "ref_per_token_logps" not in batch
+    model.save_pretrained(tmp_path / "base")  # TRL loads the KL reference from a directory
+    model.config._name_or_path = str(tmp_path / "base")
+    again = MetaRLTrainer(
+        model, tiny_config(tmp_path, num_iterations=2, beta=0.1), processing_class=tokenizer
+    )
+    batch, _ = scripted_step(again, script, [J_SEED] * 4)
+    assert batch["old_per_token_logps"].shape == batch["completion_ids"].shape
+    assert batch["ref_per_token_logps"].shape == batch["completion_ids"].shape
+    assert torch.isfinite(batch["old_per_token_logps"]).all()
+
+
+def test_a_kl_reference_for_a_model_built_in_code_is_asked_for(tmp_path, tiny):
+    model, tokenizer = tiny
+    with pytest.raises(ValueError, match="reference model"):
+        MetaRLTrainer(model, tiny_config(tmp_path, beta=0.1), processing_class=tokenizer)
+
+
+def test_rows_of_different_tasks_in_one_group_are_refused(tmp_path, tiny):
+    model, tokenizer = tiny
+    trainer = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)
+    with pytest.raises(ValueError, match="should repeat one task"):
+        trainer.plan([0, 0, 1, 1], group_size=4, tag="t")
+
+
+def test_one_real_step_changes_the_parameters_and_logs_the_trial_figures(tmp_path, tiny):
+    model, tokenizer = tiny
+    trainer = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)
+    script = [["<action>bet</action>", "<action>check</action>"] * 2]
+    trainer.backend = ScriptedBackend(tokenizer, script)  # a real loss on scripted answers
+    before = [p.detach().clone() for p in model.parameters()]
+    trainer.train()
+    log = trainer.state.log_history[0]
+    assert np.isfinite(log["loss"]) and log["trial/final_return"] == 0.0
+    assert log["trial/pass@1"] == 0.5 and log["trial/always-pass/pass@1"] == 0.5
+    assert log["advantages/max"] > 0 > log["advantages/min"]
+    assert any(not torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+
+
+def test_a_real_step_trains_a_lora_adapter_with_a_kl_term(tmp_path, tiny):
+    peft = pytest.importorskip("peft")
+    model, tokenizer = tiny
+    lora = peft.LoraConfig(
+        r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM"
+    )
+    trainer = MetaRLTrainer(
+        model, tiny_config(tmp_path, beta=0.05), processing_class=tokenizer, peft_config=lora
+    )
+    adapters = {n: p.detach().clone() for n, p in trainer.model.named_parameters() if "lora_B" in n}
+    base = {n: p.detach().clone() for n, p in trainer.model.named_parameters() if "lora" not in n}
+    scripted = ScriptedBackend(tokenizer, [["<action>bet</action>", "<action>check</action>"] * 2])
+    trainer.backend = scripted
+    trainer.train()
+    assert np.isfinite(trainer.state.log_history[0]["loss"])
+    params = dict(trainer.model.named_parameters())
+    assert any(not torch.equal(params[n], v) for n, v in adapters.items())
+    assert all(torch.equal(params[n], v) for n, v in base.items())
+
+
+def test_the_real_policy_generates_the_rows(tmp_path, tiny):
+    model, tokenizer = tiny
+    trainer = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)
+    trainer.model.eval()
+    batch = trainer._generate_and_score_completions([{"seed": J_SEED}] * 4)
+    lengths = batch["completion_mask"].sum(dim=1)
+    assert 4 <= len(lengths) and (lengths <= 4).all() and (lengths[:4] > 0).all()
+
+
+def test_the_task_dataset_has_one_row_per_seed(tmp_path):
+    rows = task_dataset(tiny_config(tmp_path, num_tasks=3, task_seed=5))
+    assert rows["seed"] == [5, 6, 7] and len(rows["prompt"]) == 3
