@@ -39,7 +39,9 @@ SMALL_MODEL = {
     "exploration_floor": 0.1,
     "exploration_correction": False,
     "scale_advantages": "batch",
+    "entropy_coef": 0.3,
     "learning_rate": 3e-3,
+    "init_std": 0.125,
 }
 """The settings that made learning robust (docs/learning.md): the small-model defaults."""
 
@@ -73,6 +75,8 @@ _SIGNATURE_BASE = {
 VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
     "robustness": {
         "default": {**_ROBUST_BASE, **SMALL_MODEL},
+        "no-entropy": {**_ROBUST_BASE, **SMALL_MODEL, "entropy_coef": 0.0},
+        "hf-init": {**_ROBUST_BASE, **SMALL_MODEL, "init_std": None},
         "no-floor": {**_ROBUST_BASE, **SMALL_MODEL, "exploration_floor": 0.0},
         "floor-corrected": {**_ROBUST_BASE, **SMALL_MODEL, "exploration_correction": True},
         "group-std": {**_ROBUST_BASE, **SMALL_MODEL, "scale_advantages": "group"},
@@ -125,7 +129,9 @@ def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: lis
     from mage_agents.tiny_model import build_tiny_model
     from mage_agents.training import MetaRLConfig, MetaRLTrainer
 
-    model, tokenizer = build_tiny_model(seed=seed)
+    settings = dict(settings)
+    init_std = settings.pop("init_std", None)
+    model, tokenizer = build_tiny_model(seed=seed, init_std=init_std)
     config = MetaRLConfig(
         output_dir=str(out),
         seed=seed,

@@ -167,7 +167,19 @@ class MetaRLConfig(GRPOConfig):
         ),
     )
 
+    entropy_coef: float = field(
+        default=0.0,
+        metadata=_help(
+            "With action_choice=legal: entropy bonus, added to each chosen move's advantage as "
+            "coef * (-log q(a) - batch mean); >= 0."
+        ),
+    )
+
     def __post_init__(self) -> None:
+        if self.entropy_coef < 0:
+            raise ValueError(
+                f"entropy_coef is a bonus weight: give a value >= 0, not {self.entropy_coef}."
+            )
         _check_choice("action_choice", self.action_choice, ACTION_CHOICES)
         if not 0.0 <= self.exploration_floor < 1.0:
             raise ValueError(

@@ -22,6 +22,7 @@ Turns without legal moves (reflections) are generated freely by the fallback bac
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -95,11 +96,41 @@ class LegalMoveBackend:
         self.fallback = fallback
         self.tokenizer = trainer.processing_class
         self.greedy = False
-        self.weights: dict[tuple[tuple[int, ...], tuple[int, ...]], float] = {}
+        # (prompt ids, completion ids) -> (importance weight, -log q) of each chosen turn; the
+        # pair determines both (same model, same move), so equal keys hold equal values
+        self.samples: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[float, float]] = {}
 
-    def weight(self, prompt_ids: Sequence[int], completion_ids: Sequence[int]) -> float:
-        """Return the importance weight of a sampled turn (1.0 for a freely generated one)."""
-        return self.weights.get((tuple(prompt_ids), tuple(completion_ids)), 1.0)
+    def clear(self) -> None:
+        """Forget the sampling records (call before each batch)."""
+        self.samples.clear()
+
+    def adjust(self, trajectories: Sequence[Any], advantages: Sequence[Any]) -> list:
+        """Return the advantages with the importance weights and the entropy bonus applied.
+
+        A chosen turn's advantage ``A`` becomes ``A * w + entropy_coef * (s - mean s)``, where
+        ``w`` is its importance weight (1 unless ``exploration_correction``) and ``s = -log q(a)``
+        its surprise, centred over the batch's chosen turns: the policy gradient of the return
+        plus ``entropy_coef`` times the entropy, which keeps the policy from saturating before
+        it tells its information states apart. Free turns are unchanged.
+        """
+        import numpy as np
+
+        keys = [
+            [(tuple(t.prompt_ids or ()), tuple(t.completion_ids or ())) for t in trajectory.turns]
+            for trajectory in trajectories
+        ]
+        surprises = [self.samples[k][1] for row in keys for k in row if k in self.samples]
+        mean = float(np.mean(surprises)) if surprises else 0.0
+        coef = float(self.trainer.args.entropy_coef)
+        result = []
+        for row, values in zip(keys, advantages, strict=True):
+            out = np.asarray(values, dtype=np.float64).copy()
+            for j, key in enumerate(row):
+                if key in self.samples:
+                    weight, surprise = self.samples[key]
+                    out[j] = out[j] * weight + coef * (surprise - mean)
+            result.append(out)
+        return result
 
     def generate(self, chats: Sequence[Chat]) -> list[Reply]:
         """Return one reply per chat: a chosen legal move, or the fallback's free text."""
@@ -139,11 +170,11 @@ class LegalMoveBackend:
             rows = token_logps[start : start + len(chat.moves)]
             start += len(chat.moves)
             scores = torch.tensor([sum(r) for r in rows])
-            index, _, weight = mixed_choice(scores, floor, greedy=self.greedy)
+            index, q, weight = mixed_choice(scores, floor, greedy=self.greedy)
             move = chat.moves[index]
             ids = tuple(answers[move])
-            if args.exploration_correction:
-                self.weights[(tuple(prompt), ids)] = weight
+            weight = weight if args.exploration_correction else 1.0
+            self.samples[(tuple(prompt), ids)] = (weight, -math.log(max(q, 1e-300)))
             replies.append(
                 Reply(
                     args.answer_template.format(action=move),

@@ -173,16 +173,17 @@ class MetaRLTrainer(GRPOTrainer):
         seeds = [int(row["seed"]) for row in inputs]
         tag = f"{mode}{self.state.global_step}|p{self.accelerator.process_index}"
         if isinstance(self.backend, LegalMoveBackend):
-            self.backend.weights.clear()  # importance weights of this batch's samples only
+            self.backend.clear()  # the sampling records of this batch only
         trajectories = self.play(self.plan(seeds, group, tag))
         advantages = turn_advantages(self.args, trajectories)
+        if isinstance(self.backend, LegalMoveBackend):
+            advantages = self.backend.adjust(trajectories, advantages)
         vllm = self.use_vllm
-        weight = getattr(self.backend, "weight", lambda prompt, completion: 1.0)
         rows = [
             TurnRow(
                 turn.prompt_ids or [],
                 turn.completion_ids or [],
-                float(value) * weight(turn.prompt_ids or (), turn.completion_ids or ()),
+                float(value),
                 turn.logprobs if vllm else None,
             )
             for trajectory, values in zip(trajectories, advantages, strict=True)
