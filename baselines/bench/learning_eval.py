@@ -129,11 +129,12 @@ class ScoreCallback(TrainerCallback):
         self.trainer: Any = None
         self.prompts: list = []
 
-    def bind(self, trainer: Any) -> None:
-        """Attach the trainer whose model is scored."""
+    def bind(self, trainer: Any, save: Any = None) -> None:
+        """Attach the trainer whose model is scored, and what saves the record after a score."""
         from mage_agents.training.kuhn_policy import decision_prompts
 
         self.trainer = trainer
+        self.save = save
         if self.part == "robustness":
             strategy = self.settings.get("strategy", "zero-shot")
             self.prompts = decision_prompts("aggressive", 0, strategy, num_episodes=1)
@@ -156,6 +157,8 @@ class ScoreCallback(TrainerCallback):
             **figures,
         }
         self.curve.append(point)
+        if getattr(self, "save", None) is not None and step > 0:
+            self.save()
         shown = (point.get("value"), point.get("policy")) if "value" in point else point["returns"]
         print(
             f"step {step} cpu {point['cpu_s']:.0f}s wall {point['wall_s']:.0f}s: {shown}",
