@@ -83,7 +83,9 @@ def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float)
     import matplotlib.pyplot as plt
 
     names = sorted(variants)
-    fig, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 2.8), sharey=True)
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(3.2 * len(names), 2.8), sharex=True, sharey=True
+    )
     axes = [axes] if len(names) == 1 else list(axes)
     for ax, name in zip(axes, names, strict=True):
         for run in variants[name]:
