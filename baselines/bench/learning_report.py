@@ -121,7 +121,49 @@ def _signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
             )
     _plot_signature(bars, figures / "signature.png")
     lines.append(f"\n![first and final episode]({figures.name}/signature.png)")
+    for name, runs in sorted(variants.items()):
+        lines += ["", f"`{name}` (returns averaged over the styles):", ""]
+        lines += ["| seed | first episode | final episode | steps | CPU s | wall s |"]
+        lines += ["|---|---|---|---|---|---|"]
+        for r in runs:
+            first, final = _style_mean(r["final_returns"], 0), _style_mean(r["final_returns"], -1)
+            lines.append(
+                f"| {r['seed']} | {first:+.3f} | {final:+.3f} | {r['steps']} | "
+                f"{r['cpu_s']:.0f} | {r['wall_s']:.0f} |"
+            )
+    _plot_signature_curves(variants, figures / "signature_curves.png")
+    lines.append(f"\n![curves]({figures.name}/signature_curves.png)")
     return lines
+
+
+def _style_mean(returns: dict[str, list[float]], episode: int) -> float:
+    return sum(r[episode] for r in returns.values()) / len(returns)
+
+
+def _plot_signature_curves(variants: dict[str, list[dict]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted(variants)
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(3.6 * len(names), 2.8), sharex=True, sharey=True
+    )
+    axes = [axes] if len(names) == 1 else list(axes)
+    for ax, name in zip(axes, names, strict=True):
+        for k, run in enumerate(variants[name]):
+            cpu = [p["cpu_s"] for p in run["curve"]]
+            color = f"C{k}"
+            ax.plot(cpu, [_style_mean(p["returns"], -1) for p in run["curve"]], color=color)
+            ax.plot(cpu, [_style_mean(p["returns"], 0) for p in run["curve"]], color=color, ls=":")
+        ax.set_title(f"{name}: final (solid), first (dotted)", fontsize=8)
+        ax.set_xlabel("process CPU s")
+    axes[0].set_ylabel("exact return, mean of styles")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
 
 
 def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
