@@ -228,6 +228,8 @@ def _plain(value: Any) -> Any:
 def main(argv: list[str]) -> int:
     """Run ``train``; return the exit code (2 for bad settings, with the reason)."""
     console = Console()
+    if not console.is_terminal:  # pipes and captured output: one progress line per log
+        console = Console(width=200)
     start = time.perf_counter()
     try:
         settings = load_train_settings(argv)

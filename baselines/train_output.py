@@ -57,6 +57,11 @@ class OutputCallback(TrainerCallback):
         self.started = time.perf_counter()
         self.first_step: int | None = None
 
+    def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
+        """Start the clock when training starts (not when the model loads)."""
+        self.started = time.perf_counter()
+        self.first_step = state.global_step  # a resumed run counts its own steps only
+
     def on_log(self, args: Any, state: Any, control: Any, logs=None, **kwargs: Any) -> None:
         """Rewrite the metrics files and print the progress line."""
         if not state.is_world_process_zero:
@@ -64,7 +69,7 @@ class OutputCallback(TrainerCallback):
         self.write(state.log_history)
         if self.first_step is None:
             self.first_step = max(0, state.global_step - 1)
-        if state.log_history:
+        if state.log_history and state.global_step > self.first_step:
             steps = state.global_step - self.first_step
             elapsed = time.perf_counter() - self.started
             entry = dict(state.log_history[-1], step=state.global_step)
@@ -116,6 +121,7 @@ def write_curves(history: Sequence[dict[str, Any]], path: Path) -> Path | None:
             series = {k: v for k, v in series.items() if k.endswith("value")}
         for name, (steps, values) in sorted(series.items()):
             label = name.removesuffix("/value").replace("episode_", "episode ")
+            label = f"pass@{label}" if prefix == "trial/pass@" else label
             axis.plot(steps, values, marker="." if len(steps) < 30 else None, label=label)
         axis.set_title(title, fontsize=10)
         axis.set_xlabel("step")

@@ -61,6 +61,7 @@ def test_the_table_follows_the_model_and_its_exact_value_is_known(tiny):
     assert metrics["exact/always-pass/first/value"] == pytest.approx(1.0)
     assert metrics["exact/always-pass/first/share_of_best"] == pytest.approx(1.0)
     assert metrics["exact/mean_value"] == pytest.approx((1 - 1 / 3) / 2)
+    assert metrics["exact/aggressive/first/policy_value"] == pytest.approx(-1 / 3, abs=1e-3)
 
 
 def test_a_real_model_gives_a_distribution_at_every_state(tiny):

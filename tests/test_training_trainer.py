@@ -175,6 +175,11 @@ def test_a_kl_reference_for_a_model_built_in_code_is_asked_for(tmp_path, tiny):
         MetaRLTrainer(model, tiny_config(tmp_path, beta=0.1), processing_class=tokenizer)
 
 
+def test_models_are_only_read_from_local_directories(tmp_path):
+    with pytest.raises(ValueError, match="not a local model directory"):
+        MetaRLTrainer("Qwen/Qwen3-4B", tiny_config(tmp_path))
+
+
 def test_rows_of_different_tasks_in_one_group_are_refused(tmp_path, tiny):
     model, tokenizer = tiny
     trainer = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)
@@ -225,6 +230,49 @@ def test_the_real_policy_generates_the_rows(tmp_path, tiny):
     assert 4 <= len(lengths) and (lengths <= 4).all() and (lengths[:4] > 0).all()
 
 
+def test_envs_stepped_in_worker_processes_give_the_same_rows(tmp_path, tiny):
+    model, tokenizer = tiny
+    script = [["<action>bet</action>", "<action>check</action>"] * 2]
+    here = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)
+    batch, _ = scripted_step(here, script, [J_SEED] * 4)
+    pooled = MetaRLTrainer(model, tiny_config(tmp_path, env_workers=2), processing_class=tokenizer)
+    try:
+        other, _ = scripted_step(pooled, script, [J_SEED] * 4)
+    finally:
+        pooled._workers.close()
+    assert torch.equal(batch["advantages"], other["advantages"])
+    assert torch.equal(batch["prompt_ids"], other["prompt_ids"])
+
+
 def test_the_task_dataset_has_one_row_per_seed(tmp_path):
     rows = task_dataset(tiny_config(tmp_path, num_tasks=3, task_seed=5))
     assert rows["seed"] == [5, 6, 7] and len(rows["prompt"]) == 3
+
+
+@pytest.mark.parametrize("mode", ["sequence_mask", "token_truncate"])
+def test_the_vllm_path_cuts_at_the_stop_and_corrects_by_importance_sampling(tmp_path, tiny, mode):
+    model, tokenizer = tiny
+    config = tiny_config(tmp_path, vllm_importance_sampling_mode=mode)
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    trainer.use_vllm = True  # what vLLM's client returns, without a GPU: ids and log-probs
+    answers = ["<action>bet</action> and more", "<action>check</action> then"] * 2
+    encoded = [tokenizer(a, add_special_tokens=False)["input_ids"] for a in answers]
+
+    def vllm_generate(prompt_ids, images, fields, n):
+        return encoded[: len(prompt_ids)], [[-1.0] * len(ids) for ids in encoded]
+
+    trainer._generate_single_turn = vllm_generate
+    trainer.model.train()
+    batch = trainer._generate_and_score_completions([{"seed": J_SEED}] * 4)
+    mask = batch["completion_mask"].bool()
+    first = tokenizer.decode(batch["completion_ids"][0][mask[0]])
+    assert first.startswith("<action>bet</action>") and "more" not in first  # cut at the stop
+    sampled = batch["sampling_per_token_logps"]
+    assert torch.equal(sampled[mask], torch.full_like(sampled[mask], -1.0))
+    diff = (batch["old_per_token_logps"] - sampled) * batch["completion_mask"]
+    if mode == "sequence_mask":
+        ratio = torch.exp(diff.sum(dim=-1, keepdim=True))
+        expected = ratio.masked_fill(ratio > config.vllm_importance_sampling_clip_max, 0.0)
+    else:
+        expected = torch.exp(diff).clamp(max=config.vllm_importance_sampling_clip_max)
+    assert torch.allclose(batch["importance_sampling_ratio"], expected)

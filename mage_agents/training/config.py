@@ -119,6 +119,10 @@ class MetaRLConfig(GRPOConfig):
         default=True,
         metadata=_help("MAGE: advantage groups formed per opponent (off: the ablation)."),
     )
+    env_workers: int = field(
+        default=0,
+        metadata=_help("Processes stepping the envs beside generation (0: here; for slow envs)."),
+    )
     num_tasks: int = field(
         default=4096, metadata=_help("Training tasks (dataset rows), seeds task_seed, +1, ...")
     )
@@ -205,8 +209,10 @@ class MetaRLConfig(GRPOConfig):
         for name in ("num_episodes", "max_turns", "num_tasks", "evaluation_tasks"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}.")
-        if self.evaluation_steps < 0 or self.task_seed < 0 or self.evaluation_seed < 0:
-            raise ValueError("evaluation_steps, task_seed and evaluation_seed must be >= 0.")
+        if min(self.evaluation_steps, self.task_seed, self.evaluation_seed, self.env_workers) < 0:
+            raise ValueError(
+                "evaluation_steps, task_seed, evaluation_seed and env_workers must be >= 0."
+            )
         if self.num_generations is not None and self.num_generations < 2:
             raise ValueError(
                 f"estimator {self.estimator!r} compares the trials of a task with each other: "

@@ -154,9 +154,10 @@ def kuhn_exact_evaluation(
 ) -> dict[str, float]:
     """Return the exact value of the model's greedy policy against each opponent and seat.
 
-    Keys: ``exact/{opponent}/{seat}/value`` (chips per hand), ``.../share_of_best`` (of the best
-    response's value, when it is positive), ``exact/mean_value`` (over opponents and seats) and
-    ``exact/legal_mass``.
+    Keys: ``exact/{opponent}/{seat}/value`` (chips per hand of the greedy policy),
+    ``.../share_of_best`` (of the best response's value, when it is positive),
+    ``.../policy_value`` (of the model's policy over legal moves itself, not its argmax),
+    ``exact/mean_value`` (greedy, over opponents and seats) and ``exact/legal_mass``.
     """
     metrics: dict[str, float] = {}
     values, masses = [], []
@@ -165,8 +166,10 @@ def kuhn_exact_evaluation(
             prompts = decision_prompts(opponent, seat, strategy, **dict(trial_kwargs))
             table, mass = kuhn_policy_table(model, tokenizer, prompts, answer_template)
             (row,) = kuhn_policy_values(greedy_table(table), [opponent], [seat])
+            (mixed,) = kuhn_policy_values(table, [opponent], [seat])
             key = f"exact/{opponent}/{SEATS[seat]}"
             metrics[f"{key}/value"] = row.value
+            metrics[f"{key}/policy_value"] = mixed.value
             if row.share_of_best is not None:
                 metrics[f"{key}/share_of_best"] = row.share_of_best
             values.append(row.value)

@@ -30,6 +30,7 @@ from trl.trainer.utils import use_adapter
 
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
+from mage_agents.rollout.envs import WorkerEnvs
 from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.estimate import turn_advantages
@@ -61,7 +62,7 @@ class MetaRLTrainer(GRPOTrainer):
     """Trains a language model on meta-RL trials with LaMer, MAGE, GRPO, RLOO or GiGPO.
 
     Args:
-        model: A model id or local path, or a loaded causal LM (as ``GRPOTrainer``).
+        model: A local model directory, or a loaded causal LM (nothing is downloaded).
         args: The :class:`~mage_agents.training.MetaRLConfig`.
         train_dataset: Rows with a ``seed`` column (default: :func:`task_dataset`).
         processing_class: The tokenizer (loaded from ``model`` when it is a path).
@@ -89,6 +90,11 @@ class MetaRLTrainer(GRPOTrainer):
             )
         if not isinstance(args, MetaRLConfig):
             raise TypeError(f"args must be a MetaRLConfig, not {type(args).__name__}.")
+        if isinstance(model, str | Path) and not (Path(model) / "config.json").is_file():
+            raise ValueError(
+                f"{model} is not a local model directory (no config.json): pass a folder saved "
+                "with save_pretrained, or a loaded model. Nothing is downloaded."
+            )
         if args.beta != 0 and peft_config is None and not isinstance(model, str):
             if not getattr(getattr(model, "config", None), "_name_or_path", ""):
                 raise ValueError(
@@ -106,9 +112,14 @@ class MetaRLTrainer(GRPOTrainer):
             callbacks=callbacks,
         )
         self.backend = TrainerBackend(self)
+        if self.use_vllm:  # vLLM stops at the answer tags itself instead of running on
+            extra = self.vllm_generation.generation_kwargs
+            extra.setdefault("stop", list(self.backend.stop_strings))
+            extra.setdefault("include_stop_str_in_output", True)
         if args.action_choice == "legal":
             self.backend = LegalMoveBackend(self, self.backend)
         self.best: dict[str, Any] | None = None
+        self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
         if args.evaluation_steps:
             from mage_agents.training.evaluation import EvaluationCallback
 
@@ -161,8 +172,14 @@ class MetaRLTrainer(GRPOTrainer):
 
     def play(self, plans: list[TrialPlan]) -> list[Any]:
         """Play the planned trials with the current policy; return their trajectories."""
+        if self.args.env_workers and self._workers is None:
+            self._workers = WorkerEnvs(self.args.env_workers)
         return collect(
-            plans, self.new_agent, batch_size=max(1, len(plans)), max_steps=self.args.max_turns
+            plans,
+            self.new_agent,
+            batch_size=max(1, len(plans)),
+            max_steps=self.args.max_turns,
+            env_workers=self._workers or 0,
         )
 
     # -- the override --------------------------------------------------------------------------
@@ -278,4 +295,9 @@ class MetaRLTrainer(GRPOTrainer):
             checkpoint = get_last_checkpoint(self.args.output_dir)
         if checkpoint and (Path(checkpoint) / STATE_FILE).is_file():
             self.best = json.loads((Path(checkpoint) / STATE_FILE).read_text())["best"]
-        return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
+        try:
+            return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
+        finally:
+            if self._workers is not None:
+                self._workers.close()
+                self._workers = None
