@@ -174,10 +174,28 @@ class Reflexion(Strategy):
             memory.append(answer[: self.max_chars])
 
 
+class Terse(Strategy):
+    """The observation alone, without a system prompt or instructions.
+
+    For small models trained from scratch that choose among the legal moves
+    (``MetaRLConfig(action_choice="legal")``): they cannot read instructions, and the shorter
+    prompt makes each training step about twice as cheap.
+    """
+
+    name = "terse"
+
+    def chat(self, observation: str, info: Mapping[str, Any], memory: list[str]) -> Chat:
+        """Return the chat prompt for one step: one user message."""
+        instruction = f"\n\n{self.reflect_instruction}" if is_reflect(info) else ""
+        content = f"{self.memory_block(memory, observation)}{observation}{instruction}"
+        return [{"role": "user", "content": content}]
+
+
 STRATEGIES: dict[str, type[Strategy]] = {
     "zero-shot": ZeroShot,
     "react": ReAct,
     "reflexion": Reflexion,
+    "terse": Terse,
 }
 """Strategy name -> class."""
 

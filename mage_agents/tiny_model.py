@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-__all__ = ["build_tiny_model", "CHAT_TEMPLATE"]
+__all__ = ["build_tiny_model", "reinitialise", "CHAT_TEMPLATE"]
 
 CHAT_TEMPLATE = (
     "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}\n{% endfor %}"
@@ -35,8 +35,31 @@ _CORPUS = [
 ]
 
 
+def reinitialise(model: Any, std: float, seed: int) -> None:
+    """Redraw every linear and embedding weight of ``model`` from N(0, std), seeded.
+
+    ``transformers`` initialises with std 0.02, tuned for wide models: in a 64-wide model the
+    attention paths then start about 1e-3 as strong as the residual stream, and a policy trained
+    by RL from scratch does not learn to read its input (docs/learning.md); ``1/sqrt(hidden)``
+    is the usual scale. Norm weights stay 1.
+    """
+    import torch
+
+    generator = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, (torch.nn.Linear, torch.nn.Embedding)):
+                module.weight.copy_(torch.randn(module.weight.shape, generator=generator) * std)
+                if getattr(module, "bias", None) is not None:
+                    module.bias.zero_()
+
+
 def build_tiny_model(
-    save_dir: str | Path | None = None, seed: int = 0, layers: int = 2, hidden: int = 64
+    save_dir: str | Path | None = None,
+    seed: int = 0,
+    layers: int = 2,
+    hidden: int = 64,
+    init_std: float | None = None,
 ) -> tuple[Any, Any]:
     """Build (and optionally save) a tiny random chat model and its tokenizer.
 
@@ -46,6 +69,8 @@ def build_tiny_model(
         seed: Seeds the random weights.
         layers: Transformer layers.
         hidden: Hidden size.
+        init_std: If given, redraw the weights with this std (:func:`reinitialise`; 0.125 for
+            RL from scratch, see docs/learning.md); ``None`` keeps transformers' 0.02.
 
     Returns:
         ``(model, tokenizer)``.
@@ -59,7 +84,9 @@ def build_tiny_model(
     # the prompts' own sentences in the corpus give about as many characters per token as a
     # real tokenizer, so benchmark prompts have realistic lengths
     corpus = list(_CORPUS)
-    for strategy in STRATEGIES.values():
+    for name, strategy in STRATEGIES.items():
+        if name == "terse":  # reuses the others' texts: counting them twice would change merges
+            continue
         instance = strategy()
         corpus += [
             instance.system_prompt(),
@@ -89,6 +116,8 @@ def build_tiny_model(
     )
     torch.manual_seed(seed)
     model = LlamaForCausalLM(config).eval()
+    if init_std is not None:
+        reinitialise(model, init_std, seed)
     if save_dir is not None:
         model.save_pretrained(save_dir)
         tokenizer.save_pretrained(save_dir)

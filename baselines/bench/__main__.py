@@ -16,6 +16,7 @@ BENCHMARKS = {
     "alfworld": "baselines.bench.alfworld",
     "rollout": "baselines.bench.rollout",
     "trainer": "baselines.bench.trainer",
+    "learning": "baselines.bench.learning",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
 

@@ -24,7 +24,8 @@ ESTIMATORS = tuple(_REGISTRY)
 MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
 STATISTICS = ("trajectory", "turn")
 SCALINGS = ("default", "group", "batch", "none")
-STRATEGIES = ("zero-shot", "react", "reflexion")
+STRATEGIES = ("zero-shot", "react", "reflexion", "terse")
+ACTION_CHOICES = ("generate", "legal")
 
 
 def _help(text: str) -> dict[str, str]:
@@ -79,7 +80,8 @@ class MetaRLConfig(GRPOConfig):
         metadata=_help("Other MetaEpisodeWrapper arguments, e.g. {seat_rotation: trial}."),
     )
     strategy: str = field(
-        default="zero-shot", metadata=_help("Prompting strategy: zero-shot, react or reflexion.")
+        default="zero-shot",
+        metadata=_help("Prompting strategy: zero-shot, react, reflexion or terse."),
     )
     step_gamma: float = field(
         default=0.95, metadata=_help("Discount of step returns within an episode (0.95).")
@@ -146,7 +148,48 @@ class MetaRLConfig(GRPOConfig):
         metadata=_help("How a move is written; scores each legal move in exact Kuhn evaluation."),
     )
 
+    action_choice: str = field(
+        default="generate",
+        metadata=_help(
+            "generate: free text (the published setting); legal: sample among the legal moves "
+            "scored by answer_template (small models, see docs/learning.md)."
+        ),
+    )
+    exploration_floor: float = field(
+        default=0.0,
+        metadata=_help(
+            "With action_choice=legal: weight of a uniform legal move mixed into training "
+            "samples, importance-corrected, in [0, 1)."
+        ),
+    )
+
+    exploration_correction: bool = field(
+        default=False,
+        metadata=_help(
+            "Multiply floor samples' advantages by q/mix (unbiased, but a move near probability "
+            "0 then gets no gradient: off by default)."
+        ),
+    )
+
+    entropy_coef: float = field(
+        default=0.0,
+        metadata=_help(
+            "With action_choice=legal: entropy bonus, added to each chosen move's advantage as "
+            "coef * (-log q(a) - batch mean); >= 0."
+        ),
+    )
+
     def __post_init__(self) -> None:
+        if self.entropy_coef < 0:
+            raise ValueError(
+                f"entropy_coef is a bonus weight: give a value >= 0, not {self.entropy_coef}."
+            )
+        _check_choice("action_choice", self.action_choice, ACTION_CHOICES)
+        if not 0.0 <= self.exploration_floor < 1.0:
+            raise ValueError(
+                f"exploration_floor is a mixing weight: it must lie in [0, 1), not "
+                f"{self.exploration_floor}."
+            )
         _check_choice("estimator", self.estimator, ESTIMATORS)
         _check_choice("memory", self.memory, MEMORY_MODES)
         _check_choice("statistics", self.statistics, STATISTICS)

@@ -35,6 +35,7 @@ from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.estimate import turn_advantages
 from mage_agents.training.generation import TrainerBackend
+from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
 from mage_agents.training.metrics import step_metrics, trial_record
 from mage_agents.training.trl_contract import trl_contract_problems
 
@@ -123,6 +124,8 @@ class MetaRLTrainer(GRPOTrainer):
             extra = self.vllm_generation.generation_kwargs
             extra.setdefault("stop", list(self.backend.stop_strings))
             extra.setdefault("include_stop_str_in_output", True)
+        if args.action_choice == "legal":
+            self.backend = LegalMoveBackend(self, self.backend)
         self.best: dict[str, Any] | None = None
         self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
         if args.evaluation_steps:
@@ -134,6 +137,8 @@ class MetaRLTrainer(GRPOTrainer):
 
     def new_agent(self) -> LLMAgent:
         """Return an agent that plays with the policy being trained."""
+        if self.args.action_choice == "legal":
+            return LegalMoveAgent(self.backend, self.args.strategy)
         return LLMAgent(self.backend, self.args.strategy)
 
     def trial_settings(self) -> dict[str, Any]:
@@ -198,8 +203,12 @@ class MetaRLTrainer(GRPOTrainer):
         group = self.num_generations if mode == "train" else self.num_generations_eval
         seeds = [int(row["seed"]) for row in inputs]
         tag = f"{mode}{self.state.global_step}|p{self.accelerator.process_index}"
+        if isinstance(self.backend, LegalMoveBackend):
+            self.backend.clear()  # the sampling records of this batch only
         trajectories = self.play(self.plan(seeds, group, tag))
         advantages = turn_advantages(self.args, trajectories)
+        if isinstance(self.backend, LegalMoveBackend):
+            advantages = self.backend.adjust(trajectories, advantages)
         vllm = self.use_vllm
         rows = [
             TurnRow(

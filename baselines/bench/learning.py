@@ -1,0 +1,247 @@
+"""``python -m baselines.bench learning``: does a tiny model learn, reliably, on one CPU thread?
+
+Trains the tiny transformer built in code (:func:`mage_agents.tiny_model.build_tiny_model`) from
+scratch through :class:`~mage_agents.training.MetaRLTrainer`, one run per (variant, seed), on one
+torch thread, and writes one JSON record per run (its curve of exact values with wall and process
+CPU time) under ``--out``. ``report`` turns the records into the tables and PNG curves of
+docs/learning.md.
+
+Parts (``--part``):
+
+* ``robustness``: single-episode Kuhn hands against the aggressive style, learner first. The score
+  is the exact value of the greedy policy (:mod:`mage_agents.training.kuhn_policy`); a run
+  succeeds when it reaches 80% of the best-response value (1/3 chip) within ``--budget`` seconds
+  of process CPU time.
+* ``signature``: 3-episode trials replaying the same deal against MAGE's training population,
+  memory showing the earlier episodes (their showdowns reveal the opponent's card). The score is
+  the exact return of each episode of the greedy policy per opponent, over the six deals.
+
+Example:
+    python -m baselines.bench learning run --part robustness --variant default --seeds 0-9
+    python -m baselines.bench learning report --out runs/learning
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+__all__ = ["main", "VARIANTS", "parse_seeds", "run_one"]
+
+SMALL_MODEL = {
+    "action_choice": "legal",
+    "exploration_floor": 0.1,
+    "exploration_correction": False,
+    "scale_advantages": "batch",
+    "entropy_coef": 0.3,
+    "learning_rate": 3e-3,
+    "init_std": 0.125,
+}
+"""The settings that made learning robust (docs/learning.md): the small-model defaults."""
+
+_ROBUST_BASE = {
+    "estimator": "grpo",
+    "env_id": "mage/KuhnPoker-v0",
+    "env_kwargs": {"seat": "first", "max_invalid_actions": 2},
+    "opponent": "aggressive",
+    "num_episodes": 1,
+    "reflection": False,
+    "invalid_action_penalty": 1.0,
+    "num_generations": 8,
+    "per_device_train_batch_size": 64,
+    "max_completion_length": 8,
+    "temperature": 1.0,
+    "learning_rate": 1e-3,
+    "beta": 0.0,
+    "strategy": "terse",
+}
+_SIGNATURE_BASE = {
+    **_ROBUST_BASE,
+    **SMALL_MODEL,
+    "estimator": "mage",
+    "opponent": "mage-kuhn-train",
+    "num_episodes": 3,
+    "same_task": True,
+    "stop_on_success": False,
+    "memory": "history_only",
+    "per_device_train_batch_size": 32,  # 4 deals x 8 trials: a 3-episode step is ~6x a hand's
+}
+
+VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
+    "robustness": {
+        "default": {**_ROBUST_BASE, **SMALL_MODEL},
+        "no-entropy": {**_ROBUST_BASE, **SMALL_MODEL, "entropy_coef": 0.0},
+        "hf-init": {**_ROBUST_BASE, **SMALL_MODEL, "init_std": None},
+        "no-floor": {**_ROBUST_BASE, **SMALL_MODEL, "exploration_floor": 0.0},
+        "floor-corrected": {**_ROBUST_BASE, **SMALL_MODEL, "exploration_correction": True},
+        "group-std": {**_ROBUST_BASE, **SMALL_MODEL, "scale_advantages": "group"},
+        "group-std-no-floor": {
+            **_ROBUST_BASE,
+            **SMALL_MODEL,
+            "scale_advantages": "group",
+            "exploration_floor": 0.0,
+        },
+        "free-text": {**_ROBUST_BASE, "action_choice": "generate"},
+    },
+    "signature": {
+        "mage": dict(_SIGNATURE_BASE),
+        "grpo": {**_SIGNATURE_BASE, "estimator": "grpo"},
+        "mage-no-differential": {**_SIGNATURE_BASE, "differential_reward": False},
+        "mage-single-opponent": {**_SIGNATURE_BASE, "opponent": "balanced"},
+        "mage-no-opponent-norm": {**_SIGNATURE_BASE, "opponent_normalization": False},
+    },
+}
+"""Part -> variant name -> MetaRLConfig settings."""
+
+TARGET_SHARE = 0.8
+BEST_RESPONSE = 1.0 / 3.0  # aggressive style, learner first (mage_envs.bounds)
+
+
+def parse_seeds(text: str) -> list[int]:
+    """Parse ``"0-9"`` or ``"0,2,5"`` (or a mix) into a list of seeds.
+
+    Example:
+        >>> parse_seeds("0-2,7")
+        [0, 1, 2, 7]
+    """
+    seeds: list[int] = []
+    for part in text.split(","):
+        low, sep, high = part.strip().partition("-")
+        if not low.isdigit() or (sep and not high.isdigit()):
+            raise ValueError(f"Seeds are like 0-9 or 0,2,5, not {text!r}.")
+        seeds += list(range(int(low), int(high) + 1)) if sep else [int(low)]
+    return seeds
+
+
+def cpu_seconds() -> float:
+    """Process CPU time (user + system) of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: list) -> Any:
+    """Return a :class:`MetaRLTrainer` on a fresh tiny model for one run."""
+    from mage_agents.tiny_model import build_tiny_model
+    from mage_agents.training import MetaRLConfig, MetaRLTrainer
+
+    settings = dict(settings)
+    init_std = settings.pop("init_std", None)
+    model, tokenizer = build_tiny_model(seed=seed, init_std=init_std)
+    config = MetaRLConfig(
+        output_dir=str(out),
+        seed=seed,
+        max_steps=10_000,  # the callback stops the run (budget or target)
+        logging_steps=10_000,
+        save_strategy="no",
+        report_to=[],
+        disable_tqdm=True,
+        use_cpu=True,
+        gradient_checkpointing=False,
+        **settings,
+    )
+    return MetaRLTrainer(model, config, processing_class=tokenizer, callbacks=callbacks)
+
+
+def run_one(
+    part: str,
+    variant: str,
+    seed: int,
+    budget: float,
+    every: int,
+    out: Path,
+    overrides: dict[str, Any] | None = None,
+    name: str | None = None,
+) -> dict:
+    """Train one run and return its record (also written to ``out/part/NAME/seedN.json``).
+
+    ``overrides`` change the variant's settings; ``name`` (default: the variant) names the folder.
+    """
+    import torch
+    from transformers import PrinterCallback
+
+    from baselines.bench.learning_eval import ScoreCallback
+
+    torch.set_num_threads(1)
+    settings = {**VARIANTS[part][variant], **(overrides or {})}
+    folder = out / part / (name or variant)
+    folder.mkdir(parents=True, exist_ok=True)
+    score = ScoreCallback(part, settings, every, budget, stop_at_target=part == "robustness")
+    trainer = build_trainer(settings, seed, folder / f"trainer-seed{seed}", [score])
+    trainer.remove_callback(PrinterCallback)
+    head = {"part": part, "variant": name or variant, "seed": seed, "settings": settings}
+    head["budget_cpu_s"] = budget
+
+    def save(finished: bool) -> dict:
+        record = {**head, "finished": finished, **score.summary()}
+        (folder / f"seed{seed}.json").write_text(json.dumps(record, indent=1))
+        return record
+
+    score.bind(trainer, lambda: save(False))  # a run stopped early keeps its curve so far
+    score.start()
+    trainer.train()
+    return save(True)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m baselines.bench learning",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="train runs and write their records")
+    run.add_argument("--part", choices=sorted(VARIANTS), default="robustness")
+    run.add_argument("--variant", default="default", help="a variant of the part (see VARIANTS)")
+    run.add_argument("--seeds", default="0-9", help="seeds, e.g. 0-9 or 0,3")
+    run.add_argument("--budget", type=float, default=300.0, help="CPU seconds per run (300)")
+    run.add_argument("--every", type=int, default=5, help="score every this many steps (5)")
+    run.add_argument("--out", type=Path, default=Path("runs/learning"))
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a setting of the variant (YAML value), repeatable",
+    )
+    run.add_argument("--name", help="folder name of these runs (default: the variant)")
+    report = sub.add_parser("report", help="tables (Markdown) and PNG curves from the records")
+    report.add_argument("--out", type=Path, default=Path("runs/learning"))
+    report.add_argument("--figures", type=Path, default=Path("docs/learning"))
+    return parser
+
+
+def main(argv: list[str]) -> None:
+    """Run the ``learning`` benchmark's command."""
+    args = _parser().parse_args(argv)
+    if args.command == "report":
+        from baselines.bench.learning_report import report
+
+        print(report(args.out, args.figures))
+        return
+    if args.variant not in VARIANTS[args.part]:
+        raise SystemExit(
+            f"Unknown variant {args.variant!r} of {args.part}: {', '.join(VARIANTS[args.part])}."
+        )
+    overrides = {}
+    for item in args.set:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--set takes KEY=VALUE, not {item!r}.")
+        overrides[key.strip()] = yaml.safe_load(text)
+    for seed in parse_seeds(args.seeds):
+        start = time.perf_counter()
+        record = run_one(
+            args.part, args.variant, seed, args.budget, args.every, args.out, overrides, args.name
+        )
+        print(
+            f"{args.part}/{args.variant} seed {seed}: best {record['best']:.3f} "
+            f"target step {record.get('target_step')} "
+            f"({time.perf_counter() - start:.0f} s wall)",
+            flush=True,
+        )

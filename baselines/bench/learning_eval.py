@@ -1,0 +1,198 @@
+"""Exact scores of the policy being trained, taken during a learning run, with its clocks.
+
+Kuhn poker is small enough to score a policy without sampling. The greedy policy over the legal
+moves (the most probable move's answer text, as :mod:`mage_agents.training.kuhn_policy` scores
+it) is deterministic and so are MAGE's Kuhn styles, so a whole trial is a function of the deal:
+playing each of the six deals once gives the exact expected return of every episode.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import cache
+from typing import Any
+
+from transformers import TrainerCallback
+
+from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE, cpu_seconds
+
+__all__ = ["ScoreCallback", "deal_seeds", "episode_returns", "exact_value"]
+
+STYLES = ("conservative", "aggressive", "balanced")
+
+
+@cache
+def deal_seeds(env_id: str = "mage/KuhnPoker-v0") -> tuple[int, ...]:
+    """Return one task seed per Kuhn deal (six), the first seed that deals it.
+
+    Example:
+        >>> len(deal_seeds())
+        6
+    """
+    import mage_envs
+
+    env = mage_envs.make_trial(env_id, num_episodes=1, opponent="aggressive")
+    found: dict[tuple[int, ...], int] = {}
+    try:
+        for seed in range(1000):
+            env.reset(seed=seed)
+            found.setdefault(tuple(env.unwrapped.state.history()[:2]), seed)
+            if len(found) == 6:
+                break
+    finally:
+        env.close()
+    return tuple(found[deal] for deal in sorted(found))
+
+
+def exact_value(
+    trainer: Any, prompts: list, opponent: str, seat: int
+) -> tuple[float, dict[str, float]]:
+    """Return the exact value of the trainer's greedy first-episode policy against ``opponent``.
+
+    Also returns the policy: each information state's probability of its second legal move
+    (bet or call).
+    """
+    from mage_agents.training.kuhn_policy import kuhn_policy_table
+    from mage_envs.policy_value import greedy_table, kuhn_policy_value
+
+    model = trainer.accelerator.unwrap_model(trainer.model)
+    table, _ = kuhn_policy_table(
+        model, trainer.processing_class, prompts, trainer.args.answer_template
+    )
+    value = kuhn_policy_value(greedy_table(table), opponent, seat)
+    return value, {state: round(list(probs.values())[-1], 3) for state, probs in table.items()}
+
+
+def episode_returns(trainer: Any, opponents: tuple[str, ...] = STYLES) -> dict[str, list[float]]:
+    """Return, per opponent, the exact mean return of each episode of the greedy policy."""
+    from mage_agents.rollout import TrialPlan, collect
+
+    args = trainer.args
+    plans = [
+        TrialPlan(
+            trial_id=f"score|{opponent}|{seed}",
+            group_id=f"score|{opponent}|{seed}",
+            env_id=args.env_id,
+            task_seed=seed,
+            seed=seed,
+            opponent=opponent,
+            num_episodes=args.num_episodes,
+            env_kwargs=dict(args.env_kwargs),
+            trial_kwargs={
+                **args.trial_kwargs,
+                "same_task": args.same_task,
+                "stop_on_success": False,
+                "reflection": args.reflection,
+                "memory": args.memory,
+                "invalid_action_penalty": args.invalid_action_penalty,
+            },
+        )
+        for opponent in opponents
+        for seed in deal_seeds(args.env_id)
+    ]
+    backend = trainer.backend
+    was_training = trainer.model.training
+    trainer.model.eval()
+    backend.greedy = True
+    try:
+        trajectories = collect(plans, trainer.new_agent, batch_size=len(plans))
+    finally:
+        backend.greedy = False
+        trainer.model.train(was_training)
+    result: dict[str, list[float]] = {}
+    for opponent in opponents:
+        rows = [t.result.returns for t in trajectories if f"|{opponent}|" in t.trial_id]
+        result[opponent] = [
+            sum(float(r[k]) for r in rows) / len(rows) for k in range(args.num_episodes)
+        ]
+    return result
+
+
+class ScoreCallback(TrainerCallback):
+    """Scores the policy every ``every`` steps, records the clocks and stops the run.
+
+    Args:
+        part: ``"robustness"`` (exact first-hand value vs the aggressive style) or
+            ``"signature"`` (exact return per episode and opponent).
+        settings: The run's MetaRLConfig settings.
+        every: Score every this many optimizer steps (and at step 0).
+        budget: Process CPU seconds after which the run stops.
+        stop_at_target: Stop as soon as the robustness target is reached.
+    """
+
+    def __init__(
+        self, part: str, settings: dict, every: int, budget: float, stop_at_target: bool
+    ) -> None:
+        self.part, self.settings, self.every, self.budget = part, settings, every, budget
+        self.stop_at_target = stop_at_target
+        self.curve: list[dict[str, Any]] = []
+        self.trainer: Any = None
+        self.prompts: list = []
+
+    def bind(self, trainer: Any, save: Any = None) -> None:
+        """Attach the trainer whose model is scored, and what saves the record after a score."""
+        from mage_agents.training.kuhn_policy import decision_prompts
+
+        self.trainer = trainer
+        self.save = save
+        if self.part == "robustness":
+            strategy = self.settings.get("strategy", "zero-shot")
+            self.prompts = decision_prompts("aggressive", 0, strategy, num_episodes=1)
+
+    def start(self) -> None:
+        """Start the clocks and take the score before any update."""
+        self.wall0, self.cpu0 = time.perf_counter(), cpu_seconds()
+        self._score(0)
+
+    def _score(self, step: int) -> dict[str, Any]:
+        if self.part == "robustness":
+            value, policy = exact_value(self.trainer, self.prompts, "aggressive", 0)
+            figures: dict[str, Any] = {"value": value, "policy": policy}
+        else:
+            figures = {"returns": episode_returns(self.trainer)}
+        point = {
+            "step": step,
+            "wall_s": time.perf_counter() - self.wall0,
+            "cpu_s": cpu_seconds() - self.cpu0,
+            **figures,
+        }
+        self.curve.append(point)
+        if getattr(self, "save", None) is not None and step > 0:
+            self.save()
+        shown = (point.get("value"), point.get("policy")) if "value" in point else point["returns"]
+        print(
+            f"step {step} cpu {point['cpu_s']:.0f}s wall {point['wall_s']:.0f}s: {shown}",
+            flush=True,
+        )
+        return point
+
+    def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
+        """Score every ``every`` steps; stop at the budget (or at the target)."""
+        if state.global_step % self.every:
+            return control
+        point = self._score(state.global_step)
+        reached = point.get("value", -1.0) >= TARGET_SHARE * BEST_RESPONSE
+        over = point["cpu_s"] >= self.budget or point["wall_s"] >= 4 * self.budget
+        if over or (reached and self.stop_at_target):
+            control.should_training_stop = True
+        return control
+
+    def summary(self) -> dict[str, Any]:
+        """Return the run's curve and its headline figures."""
+        out: dict[str, Any] = {"curve": self.curve, "steps": self.curve[-1]["step"]}
+        out["wall_s"], out["cpu_s"] = self.curve[-1]["wall_s"], self.curve[-1]["cpu_s"]
+        if self.part == "robustness":
+            values = [p["value"] for p in self.curve]
+            out["best"], out["final"] = max(values), values[-1]
+            hit = next((p for p in self.curve if p["value"] >= TARGET_SHARE * BEST_RESPONSE), None)
+            if hit is not None:
+                out |= {
+                    "target_step": hit["step"],
+                    "target_wall_s": hit["wall_s"],
+                    "target_cpu_s": hit["cpu_s"],
+                }
+        else:
+            final = self.curve[-1]["returns"]
+            out["final_returns"] = final
+            out["best"] = sum(r[-1] for r in final.values()) / len(final)
+        return out

@@ -1,0 +1,203 @@
+"""Tables (Markdown) and PNG curves of the ``learning`` benchmark's run records."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE
+
+__all__ = ["interval95", "load_records", "report"]
+
+# two-sided 95% Student t quantiles by degrees of freedom (scipy is not a dependency)
+_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def interval95(values: Sequence[float]) -> tuple[float, float]:
+    """Return the mean and the half-width of its 95% Student t interval (0 for one value).
+
+    Example:
+        >>> mean, half = interval95([1.0, 2.0, 3.0])
+        >>> round(mean, 3), round(half, 3)
+        (2.0, 2.484)
+    """
+    n = len(values)
+    mean = sum(values) / n
+    if n < 2:
+        return mean, 0.0
+    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
+    return mean, _T95.get(n - 1, 1.96) * sd / math.sqrt(n)
+
+
+def load_records(out: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Return part -> variant -> the run records (sorted by seed) found under ``out``."""
+    records: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for path in sorted(out.glob("*/*/seed*.json")):
+        record = json.loads(path.read_text())
+        records.setdefault(record["part"], {}).setdefault(record["variant"], []).append(record)
+    for variants in records.values():
+        for runs in variants.values():
+            runs.sort(key=lambda r: r["seed"])
+    return records
+
+
+def _robustness(variants: dict[str, list[dict]], figures: Path) -> list[str]:
+    lines = [
+        "| variant | seeds reaching 80% | CPU s to 80% (median, max) | runs stopped early |",
+        "|---|---|---|---|",
+    ]
+    for name, runs in sorted(variants.items()):
+        times = sorted(r["target_cpu_s"] for r in runs if "target_cpu_s" in r)
+        spread = f"{times[len(times) // 2]:.0f}, {times[-1]:.0f}" if times else "-"
+        stopped = sum(not r.get("finished", True) for r in runs)
+        lines.append(f"| {name} | {len(times)}/{len(runs)} | {spread} | {stopped} |")
+    for name, runs in sorted(variants.items()):
+        lines += ["", f"`{name}`:", ""]
+        lines += [
+            "| seed | reached 80% | at step | CPU s | wall s | best value | final value |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for r in runs:
+            hit = "target_cpu_s" in r
+            at = (
+                f"{r['target_step']} | {r['target_cpu_s']:.0f} | {r['target_wall_s']:.0f}"
+                if hit
+                else f"- (ran {r['steps']}) | {r['cpu_s']:.0f} | {r['wall_s']:.0f}"
+            )
+            lines.append(
+                f"| {r['seed']} | {'yes' if hit else 'no'} | {at} | {r['best']:+.3f} | "
+                f"{r['final']:+.3f} |"
+            )
+    _plot_robustness(variants, figures / "robustness.png", TARGET_SHARE * BEST_RESPONSE)
+    lines.append(f"\n![robustness curves]({figures.name}/robustness.png)")
+    return lines
+
+
+def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted(variants)
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(3.2 * len(names), 2.8), sharex=True, sharey=True
+    )
+    axes = [axes] if len(names) == 1 else list(axes)
+    for ax, name in zip(axes, names, strict=True):
+        for run in variants[name]:
+            curve = run["curve"]
+            ax.plot([p["cpu_s"] for p in curve], [p["value"] for p in curve], lw=1)
+        ax.axhline(target, color="k", ls="--", lw=0.8)
+        ax.axhline(BEST_RESPONSE, color="g", ls=":", lw=0.8)
+        ax.set_title(name, fontsize=9)
+        ax.set_xlabel("process CPU s")
+    axes[0].set_ylabel("exact value of greedy policy")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def _signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
+    lines = [
+        "| variant | seeds | opponent | first episode | final episode | final - first |",
+        "|---|---|---|---|---|---|",
+    ]
+    bars: dict[str, dict[str, tuple[float, float, float, float]]] = {}
+    for name, runs in sorted(variants.items()):
+        for opponent in runs[0]["final_returns"]:
+            first = [r["final_returns"][opponent][0] for r in runs]
+            final = [r["final_returns"][opponent][-1] for r in runs]
+            gain = [b - a for a, b in zip(first, final, strict=True)]
+            (f, fh), (g, gh), (d, dh) = interval95(first), interval95(final), interval95(gain)
+            bars.setdefault(name, {})[opponent] = (f, fh, g, gh)
+            lines.append(
+                f"| {name} | {len(runs)} | {opponent} | {f:+.3f} ± {fh:.3f} | "
+                f"{g:+.3f} ± {gh:.3f} | {d:+.3f} ± {dh:.3f} |"
+            )
+    _plot_signature(bars, figures / "signature.png")
+    lines.append(f"\n![first and final episode]({figures.name}/signature.png)")
+    for name, runs in sorted(variants.items()):
+        lines += ["", f"`{name}` (returns averaged over the styles):", ""]
+        lines += ["| seed | first episode | final episode | steps | CPU s | wall s |"]
+        lines += ["|---|---|---|---|---|---|"]
+        for r in runs:
+            first, final = _style_mean(r["final_returns"], 0), _style_mean(r["final_returns"], -1)
+            lines.append(
+                f"| {r['seed']} | {first:+.3f} | {final:+.3f} | {r['steps']} | "
+                f"{r['cpu_s']:.0f} | {r['wall_s']:.0f} |"
+            )
+    _plot_signature_curves(variants, figures / "signature_curves.png")
+    lines.append(f"\n![curves]({figures.name}/signature_curves.png)")
+    return lines
+
+
+def _style_mean(returns: dict[str, list[float]], episode: int) -> float:
+    return sum(r[episode] for r in returns.values()) / len(returns)
+
+
+def _plot_signature_curves(variants: dict[str, list[dict]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted(variants)
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(3.6 * len(names), 2.8), sharex=True, sharey=True
+    )
+    axes = [axes] if len(names) == 1 else list(axes)
+    for ax, name in zip(axes, names, strict=True):
+        for k, run in enumerate(variants[name]):
+            cpu = [p["cpu_s"] for p in run["curve"]]
+            color = f"C{k}"
+            ax.plot(cpu, [_style_mean(p["returns"], -1) for p in run["curve"]], color=color)
+            ax.plot(cpu, [_style_mean(p["returns"], 0) for p in run["curve"]], color=color, ls=":")
+        ax.set_title(f"{name}: final (solid), first (dotted)", fontsize=8)
+        ax.set_xlabel("process CPU s")
+    axes[0].set_ylabel("exact return, mean of styles")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = sorted(bars)
+    opponents = list(next(iter(bars.values())))
+    fig, axes = plt.subplots(1, len(opponents), figsize=(3.6 * len(opponents), 3), sharey=True)
+    axes = [axes] if len(opponents) == 1 else list(axes)
+    for ax, opponent in zip(axes, opponents, strict=True):
+        for k, name in enumerate(names):
+            f, fh, g, gh = bars[name][opponent]
+            ax.errorbar([k - 0.12], [f], yerr=[fh], fmt="o", color="tab:blue", ms=4)
+            ax.errorbar([k + 0.12], [g], yerr=[gh], fmt="s", color="tab:red", ms=4)
+        ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=7)
+        ax.set_title(f"vs {opponent} (o first, s final)", fontsize=9)
+    axes[0].set_ylabel("exact return (chips)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+
+
+def report(out: Path, figures: Path) -> str:
+    """Return the Markdown tables of the records under ``out``; write the PNGs to ``figures``."""
+    records = load_records(out)
+    if not records:
+        return f"No run records under {out} (run `python -m baselines.bench learning run` first)."
+    parts = []
+    if "robustness" in records:
+        parts += ["### Robustness", "", *_robustness(records["robustness"], figures), ""]
+    if "signature" in records:
+        parts += ["### MAGE's signature", "", *_signature(records["signature"], figures), ""]
+    return "\n".join(parts)

@@ -1,0 +1,215 @@
+"""Acting by choosing among the legal moves: the trainer's setting for small models.
+
+With ``action_choice="legal"`` a play turn is not free text: the model scores each legal move as
+its log-probability of writing ``answer_template`` with the move in it (at the sampling
+temperature), those scores are renormalised over the legal moves, and one move is sampled. The
+completion trained on is that move's answer text. This is the policy the exact Kuhn evaluation
+reads (:mod:`mage_agents.training.kuhn_policy`), so what is sampled and what is measured agree;
+no probability is lost on invalid text, which a model trained from scratch otherwise writes
+almost always.
+
+``exploration_floor`` mixes in a uniform choice over the legal moves while training: the move
+is drawn from ``(1 - floor) * q + floor / n``, so no move's probability falls to zero and stays
+there (the collapse seen in ``../shared/TRL.md``). With ``exploration_correction`` the sample's
+advantage is multiplied by the importance weight ``q(a) / mix(a)``, which keeps the policy
+gradient that of ``q``; but that gradient vanishes with ``q(a)``, so a move the model has all but
+dropped is sampled and never learned again. Off (the default), floor samples count as the
+model's own: a better move the model has dropped is pushed back up at a rate set by the floor
+(docs/learning.md shows both).
+
+Turns without legal moves (reflections) are generated freely by the fallback backend.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import torch
+
+from mage_agents.base import Chat, Reply
+from mage_agents.local_model import render_chat
+from mage_agents.prompting import LLMAgent, is_reflect
+
+__all__ = ["MoveChat", "LegalMoveAgent", "LegalMoveBackend", "mixed_choice"]
+
+
+class MoveChat(list):
+    """A chat prompt that also carries the legal moves of the state it was written for.
+
+    Attributes:
+        moves: The legal moves' names (empty for a turn without moves, e.g. a reflection).
+    """
+
+    moves: tuple[str, ...] = ()
+
+
+class LegalMoveAgent(LLMAgent):
+    """An :class:`~mage_agents.prompting.LLMAgent` whose prompts name the legal moves."""
+
+    def prompt(self, observation: str, info: Mapping[str, Any]) -> Chat:
+        """Return the chat prompt, as a :class:`MoveChat` holding the legal moves."""
+        chat = MoveChat(super().prompt(observation, info))
+        if not is_reflect(info):
+            chat.moves = tuple(str(m) for m in info.get("legal_actions") or ())
+        return chat
+
+
+def mixed_choice(
+    scores: torch.Tensor, floor: float, greedy: bool = False
+) -> tuple[int, float, float]:
+    """Sample a move from the scores mixed with a uniform floor.
+
+    Args:
+        scores: Log-probabilities (unnormalised) of the legal moves.
+        floor: Weight of the uniform choice, in [0, 1).
+        greedy: Take the most probable move instead (ties: the first).
+
+    Returns:
+        ``(index, q, weight)``: the move, its probability under the model's renormalised policy
+        ``q``, and the importance weight ``q / mix`` of the sample.
+
+    Example:
+        >>> mixed_choice(torch.tensor([0.0, -100.0]), 0.0, greedy=True)[:2]
+        (0, 1.0)
+    """
+    q = torch.softmax(scores.double(), dim=0)
+    mix = (1.0 - floor) * q + floor / len(q)
+    index = int(q.argmax()) if greedy else int(torch.multinomial(mix.float(), 1))
+    weight = float(q[index] / mix[index])
+    return index, float(q[index]), weight
+
+
+class LegalMoveBackend:
+    """Chooses among the legal moves with the trainer's model; reflections go to ``fallback``.
+
+    Args:
+        trainer: The :class:`~mage_agents.training.MetaRLTrainer` (model, tokenizer, settings).
+        fallback: The backend of turns without legal moves (free generation).
+    """
+
+    name = "policy"
+
+    def __init__(self, trainer: Any, fallback: Any) -> None:
+        self.trainer = trainer
+        self.fallback = fallback
+        self.tokenizer = trainer.processing_class
+        self.greedy = False
+        # (prompt ids, completion ids) -> (importance weight, -log q) of each chosen turn; the
+        # pair determines both (same model, same move), so equal keys hold equal values
+        self.samples: dict[tuple[tuple[int, ...], tuple[int, ...]], tuple[float, float]] = {}
+
+    def clear(self) -> None:
+        """Forget the sampling records (call before each batch)."""
+        self.samples.clear()
+
+    def adjust(self, trajectories: Sequence[Any], advantages: Sequence[Any]) -> list:
+        """Return the advantages with the importance weights and the entropy bonus applied.
+
+        A chosen turn's advantage ``A`` becomes ``A * w + entropy_coef * (s - mean s)``, where
+        ``w`` is its importance weight (1 unless ``exploration_correction``) and ``s = -log q(a)``
+        its surprise, centred over the batch's chosen turns: the policy gradient of the return
+        plus ``entropy_coef`` times the entropy, which keeps the policy from saturating before
+        it tells its information states apart. Free turns are unchanged.
+        """
+        import numpy as np
+
+        keys = [
+            [(tuple(t.prompt_ids or ()), tuple(t.completion_ids or ())) for t in trajectory.turns]
+            for trajectory in trajectories
+        ]
+        surprises = [self.samples[k][1] for row in keys for k in row if k in self.samples]
+        mean = float(np.mean(surprises)) if surprises else 0.0
+        coef = float(self.trainer.args.entropy_coef)
+        result = []
+        for row, values in zip(keys, advantages, strict=True):
+            out = np.asarray(values, dtype=np.float64).copy()
+            for j, key in enumerate(row):
+                if key in self.samples:
+                    weight, surprise = self.samples[key]
+                    out[j] = out[j] * weight + coef * (surprise - mean)
+            result.append(out)
+        return result
+
+    def generate(self, chats: Sequence[Chat]) -> list[Reply]:
+        """Return one reply per chat: a chosen legal move, or the fallback's free text."""
+        replies: list[Reply | None] = [None] * len(chats)
+        free = [i for i, chat in enumerate(chats) if not getattr(chat, "moves", ())]
+        if free:
+            for i, reply in zip(
+                free, self.fallback.generate([chats[i] for i in free]), strict=True
+            ):
+                replies[i] = reply
+        chosen = [i for i, chat in enumerate(chats) if getattr(chat, "moves", ())]
+        if chosen:
+            for i, reply in zip(chosen, self._choose([chats[i] for i in chosen]), strict=True):
+                replies[i] = reply
+        return [r for r in replies if r is not None]
+
+    def _choose(self, chats: Sequence[Chat]) -> list[Reply]:
+        trainer = self.trainer
+        args = trainer.args
+        templated = bool(getattr(self.tokenizer, "chat_template", None))
+        texts = [render_chat(self.tokenizer, chat) for chat in chats]
+        prompts = self.tokenizer(texts, add_special_tokens=not templated)["input_ids"]
+        answers = {
+            move: self.tokenizer(
+                args.answer_template.format(action=move), add_special_tokens=False
+            )["input_ids"]
+            for chat in chats
+            for move in chat.moves
+        }
+        pairs = [
+            (p, answers[m]) for p, chat in zip(prompts, chats, strict=True) for m in chat.moves
+        ]
+        token_logps = self._score(pairs, float(getattr(trainer, "temperature", 1.0) or 1.0))
+        floor = args.exploration_floor if trainer.model.training and not self.greedy else 0.0
+        replies, start = [], 0
+        for prompt, chat in zip(prompts, chats, strict=True):
+            rows = token_logps[start : start + len(chat.moves)]
+            start += len(chat.moves)
+            scores = torch.tensor([sum(r) for r in rows])
+            index, q, weight = mixed_choice(scores, floor, greedy=self.greedy)
+            move = chat.moves[index]
+            ids = tuple(answers[move])
+            weight = weight if args.exploration_correction else 1.0
+            self.samples[(tuple(prompt), ids)] = (weight, -math.log(max(q, 1e-300)))
+            replies.append(
+                Reply(
+                    args.answer_template.format(action=move),
+                    len(prompt),
+                    len(ids),
+                    prompt_ids=tuple(prompt),
+                    completion_ids=ids,
+                    logprobs=tuple(rows[index]),
+                )
+            )
+        return replies
+
+    def _score(self, pairs: list[tuple[list[int], list[int]]], temperature: float) -> list:
+        """Return the per-token log-probabilities of each (prompt, answer) pair, in one batch."""
+        model = self.trainer.accelerator.unwrap_model(self.trainer.model)
+        device = next(model.parameters()).device
+        pad = self.tokenizer.pad_token_id
+        width = max(len(p) + len(a) for p, a in pairs)
+        tail = max(len(a) for _, a in pairs) + 1
+        # left padding puts every answer at the end, so only the last `tail` positions need the
+        # output layer (most of a tiny model's cost); RoPE is relative, the pads are masked
+        ids = torch.tensor([[pad] * (width - len(p) - len(a)) + p + a for p, a in pairs])
+        mask = torch.tensor(
+            [[0] * (width - len(p) - len(a)) + [1] * (len(p) + len(a)) for p, a in pairs]
+        )
+        with torch.no_grad():
+            logits = model(
+                input_ids=ids.to(device), attention_mask=mask.to(device), logits_to_keep=tail
+            ).logits
+        result = []
+        for k, (_, a) in enumerate(pairs):
+            # logits[k, j] predicts token width - tail + j + 1; the answer is the last len(a)
+            rows = logits[k, tail - len(a) - 1 : tail - 1].float() / temperature
+            picked = torch.log_softmax(rows, dim=-1).gather(
+                1, torch.tensor(a, device=device)[:, None]
+            )
+            result.append(picked[:, 0].tolist())
+        return result

@@ -1,0 +1,136 @@
+"""Choosing among legal moves (action_choice="legal"): sampling, weights, a real step, seeds."""
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("trl")
+
+from mage_agents.base import Reply  # noqa: E402
+from mage_agents.prompting import STRATEGIES  # noqa: E402
+from mage_agents.tiny_model import build_tiny_model  # noqa: E402
+from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training.legal import LegalMoveAgent, MoveChat, mixed_choice  # noqa: E402
+
+
+def config(tmp_path, **overrides):
+    settings = dict(
+        output_dir=str(tmp_path),
+        estimator="grpo",
+        env_kwargs={"seat": "first", "max_invalid_actions": 1},
+        opponent="aggressive",
+        num_episodes=1,
+        reflection=False,
+        action_choice="legal",
+        exploration_floor=0.2,
+        scale_advantages="batch",
+        strategy="terse",
+        num_generations=4,
+        per_device_train_batch_size=8,
+        max_completion_length=4,
+        learning_rate=1e-2,
+        max_steps=2,
+        num_tasks=16,
+        use_cpu=True,
+        gradient_checkpointing=False,
+        report_to=[],
+        logging_steps=1,
+        save_strategy="no",
+        seed=0,
+    )
+    settings.update(overrides)
+    return MetaRLConfig(**settings)
+
+
+def test_the_floor_keeps_every_move_sampled_and_the_weight_corrects_it():
+    torch.manual_seed(0)
+    scores = torch.tensor([0.0, -30.0])  # the model all but never picks the second move
+    draws = [mixed_choice(scores, 0.2) for _ in range(2000)]
+    second = [d for d in draws if d[0] == 1]
+    assert 0.07 < len(second) / len(draws) < 0.13  # the floor's 0.2 / 2 moves
+    q = float(torch.softmax(scores.double(), 0)[1])
+    assert second[0][2] == pytest.approx(q / (0.8 * q + 0.1))  # q / mix
+    assert mixed_choice(scores, 0.0)[2] == pytest.approx(1.0)
+    assert mixed_choice(torch.tensor([-1.0, 2.0, 0.0]), 0.5, greedy=True)[0] == 1
+
+
+def test_the_agent_hands_the_legal_moves_to_the_backend_but_not_for_reflections():
+    seen = []
+
+    class Backend:
+        name = "fake"
+
+        def generate(self, chats):
+            seen.extend(chats)
+            return [Reply("<action>bet</action>") for _ in chats]
+
+    agent = LegalMoveAgent(Backend(), "terse")
+    agent.act("Your card: K.", {"legal_actions": ["check", "bet"], "phase": "play"})
+    agent.act("Reflect.", {"legal_actions": [], "phase": "reflect"})
+    assert isinstance(seen[0], MoveChat) and seen[0].moves == ("check", "bet")
+    assert seen[1].moves == ()
+
+
+def test_the_terse_strategy_shows_the_observation_alone():
+    chat = STRATEGIES["terse"]().chat("Your card: K.", {"legal_actions": ["check"]}, [])
+    assert chat == [{"role": "user", "content": "Your card: K."}]
+
+
+def test_bad_choice_settings_are_refused(tmp_path):
+    with pytest.raises(ValueError, match="action_choice"):
+        config(tmp_path, action_choice="sample")
+    with pytest.raises(ValueError, match="exploration_floor"):
+        config(tmp_path, exploration_floor=1.0)
+
+
+def train_once(tmp_path, seed):
+    torch.set_num_threads(1)
+    model, tokenizer = build_tiny_model(seed=0)
+    trainer = MetaRLTrainer(model, config(tmp_path, seed=seed), processing_class=tokenizer)
+    played = []
+    play = trainer.play
+    trainer.play = lambda plans: played.extend(play(plans)) or played[-len(plans) :]
+    trainer.train()
+    return trainer, played
+
+
+def test_a_legal_choice_run_plays_only_legal_template_answers_and_repeats_with_its_seed(
+    tmp_path,
+):
+    trainer, played = train_once(tmp_path / "a", seed=3)
+    template = {
+        tuple(
+            trainer.processing_class(f"<action>{m}</action>", add_special_tokens=False)["input_ids"]
+        )
+        for m in ("check", "bet", "call", "fold")
+    }
+    turns = [turn for trajectory in played for turn in trajectory.turns]
+    assert turns and not any(turn.invalid for turn in turns)
+    assert {tuple(turn.completion_ids) for turn in turns} <= template
+    again, played_again = train_once(tmp_path / "b", seed=3)
+    assert [t.action for tr in played for t in tr.turns] == [
+        t.action for tr in played_again for t in tr.turns
+    ]
+    for p, q in zip(trainer.model.parameters(), again.model.parameters(), strict=True):
+        assert torch.equal(p, q)
+
+
+def test_adjust_applies_the_weight_and_a_centred_entropy_bonus():
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from mage_agents.rollout import Trajectory
+    from mage_agents.training.legal import LegalMoveBackend
+
+    args = SimpleNamespace(entropy_coef=0.5, exploration_correction=True)
+    backend = LegalMoveBackend(SimpleNamespace(processing_class=None, args=args), None)
+    trajectory = Trajectory.from_rewards([[1.0, 0.0, 0.0]], group_id="g")
+    first, second, free = trajectory.turns
+    turns = [
+        replace(first, prompt_ids=[1], completion_ids=[7]),
+        replace(second, prompt_ids=[1], completion_ids=[8]),
+        replace(free, prompt_ids=[2], completion_ids=[9]),  # not chosen: left alone
+    ]
+    backend.samples = {((1,), (7,)): (0.5, 1.0), ((1,), (8,)): (1.0, 3.0)}
+    (adjusted,) = backend.adjust([replace(trajectory, turns=turns)], [[2.0, 2.0, 2.0]])
+    # mean surprise 2.0: A * w + 0.5 * (s - 2)
+    assert adjusted.tolist() == pytest.approx([2.0 * 0.5 - 0.5, 2.0 + 0.5, 2.0])
