@@ -134,3 +134,17 @@ def test_adjust_applies_the_weight_and_a_centred_entropy_bonus():
     (adjusted,) = backend.adjust([replace(trajectory, turns=turns)], [[2.0, 2.0, 2.0]])
     # mean surprise 2.0: A * w + 0.5 * (s - 2)
     assert adjusted.tolist() == pytest.approx([2.0 * 0.5 - 0.5, 2.0 + 0.5, 2.0])
+
+
+def test_the_legal_choice_reads_prompts_rendered_with_the_chat_template_kwargs(tmp_path):
+    model, tokenizer = build_tiny_model(seed=0)
+    # Qwen3's thinking switch, in miniature: TRL's chat_template_kwargs must reach the prompt.
+    tokenizer.chat_template += (
+        "{% if enable_thinking is defined and not enable_thinking %}<think></think>{% endif %}"
+    )
+    settings = config(tmp_path, chat_template_kwargs={"enable_thinking": False})
+    trainer = MetaRLTrainer(model, settings, processing_class=tokenizer)
+    chat = MoveChat([{"role": "user", "content": "Your card: J."}])
+    chat.moves = ("check", "bet")
+    (reply,) = trainer.backend.generate([chat])
+    assert tokenizer.decode(reply.prompt_ids).endswith("<|assistant|><think></think>")

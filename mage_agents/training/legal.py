@@ -151,7 +151,10 @@ class LegalMoveBackend:
         trainer = self.trainer
         args = trainer.args
         templated = bool(getattr(self.tokenizer, "chat_template", None))
-        texts = [render_chat(self.tokenizer, chat) for chat in chats]
+        # TRL's chat_template_kwargs (e.g. Qwen3's enable_thinking) shape every prompt, as in
+        # free-text generation
+        kwargs = dict(getattr(trainer, "chat_template_kwargs", None) or {})
+        texts = [render_chat(self.tokenizer, chat, template_kwargs=kwargs) for chat in chats]
         prompts = self.tokenizer(texts, add_special_tokens=not templated)["input_ids"]
         answers = {
             move: self.tokenizer(
