@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from baselines.bench.generation import TimedBackend
 from mage_agents import RandomLegalAgent
 from mage_agents.advantages import ESTIMATORS, estimate
 from mage_agents.rollout import Trajectory, WorkerEnvs, collect, make_trial_env, plan_groups
@@ -31,21 +32,6 @@ __all__ = ["main", "slow_kuhn", "estimator_batch"]
 
 KUHN = "mage/KuhnPoker-v0"
 POPULATION = "mage-kuhn-train"
-
-
-class _TimedBackend:
-    """Wraps a backend and adds up the time spent in ``generate``."""
-
-    def __init__(self, backend: Any) -> None:
-        self.backend = backend
-        self.name = backend.name
-        self.seconds = 0.0
-
-    def generate(self, chats: list) -> list:
-        start = time.perf_counter()
-        replies = self.backend.generate(chats)
-        self.seconds += time.perf_counter() - start
-        return replies
 
 
 def _plans(trials: int) -> list:
@@ -68,7 +54,7 @@ def overhead(args: argparse.Namespace, return_ids: bool) -> dict[str, float]:
         stop_strings=(),
         return_ids=return_ids,
     )
-    timed = _TimedBackend(backend)
+    timed = TimedBackend(backend)
     plans = _plans(args.trials)
     start = time.perf_counter()
     trajectories = collect(plans, lambda: LLMAgent(timed, "zero-shot"), batch_size=len(plans))
