@@ -184,6 +184,12 @@ def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
         ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=7)
         ax.set_title(f"vs {opponent} (o first, s final)", fontsize=9)
     axes[0].set_ylabel("exact return (chips)")
+    # Scaled to the means: the t intervals of 2-seed ablations would flatten every other point
+    # (they run off the plot; the table gives them).
+    means = [
+        v for by_opponent in bars.values() for f, _, g, _ in by_opponent.values() for v in (f, g)
+    ]
+    axes[0].set_ylim(min(means) - 0.3, max(means) + 0.3)
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=80)
