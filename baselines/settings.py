@@ -51,24 +51,29 @@ _FLAG_KEYS = ("agents", "envs", "opponents", "tasks", "repeats", "episodes", "se
 _FLAG_KEYS += ("batch_size", "out", "plots", "title")
 
 
-def ready_configs() -> list[str]:
-    """Return the names of the ready configs in :data:`CONFIG_DIR`, sorted."""
-    return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
+def ready_configs(directory: Path = CONFIG_DIR) -> list[str]:
+    """Return the names of the ready configs in ``directory`` (the evaluation ones), sorted."""
+    return sorted(p.stem for p in directory.glob("*.yaml"))
 
 
-def resolve_config(path: Path) -> Path:
+def resolve_config(path: Path, directory: Path = CONFIG_DIR, what: str = "config file") -> Path:
     """Return ``path``, or the ready config of that name (``mage_kuhn`` -> its packaged file).
+
+    Args:
+        path: A config file, or the bare name of a ready config in ``directory``.
+        directory: Where the ready configs lie (evaluation ones by default).
+        what: What the error calls a config (``"training config"`` for ``train``).
 
     Raises:
         ValueError: If neither exists; the message lists the ready configs.
     """
     if path.is_file():
         return path
-    packaged = CONFIG_DIR / f"{path.stem}.yaml"
+    packaged = directory / f"{path.stem}.yaml"
     if packaged.is_file() and path.parent == Path("."):
         return packaged
-    names = ", ".join(ready_configs())
-    raise ValueError(f"No config file {path}. Ready configs (give the name alone): {names}.")
+    names = ", ".join(ready_configs(directory))
+    raise ValueError(f"No {what} {path}. Ready configs (give the name alone): {names}.")
 
 
 def merge_settings(args: argparse.Namespace) -> dict[str, Any]:

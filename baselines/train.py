@@ -25,6 +25,8 @@ from typing import Any
 import yaml
 from rich.console import Console
 
+from baselines.settings import ready_configs, resolve_config
+
 __all__ = ["main", "load_train_settings", "TRAIN_CONFIG_DIR", "build_parser"]
 
 TRAIN_CONFIG_DIR = Path(__file__).parent / "configs" / "train"
@@ -36,7 +38,7 @@ OWN_KEYS = ("model", "tiny_model", "lora", "out", "plots", "base")
 
 def build_parser() -> argparse.ArgumentParser:
     """Return the parser of ``train`` (every option documented in ``--help``)."""
-    names = ", ".join(sorted(p.stem for p in TRAIN_CONFIG_DIR.glob("*.yaml")))
+    names = ", ".join(ready_configs(TRAIN_CONFIG_DIR))
     parser = argparse.ArgumentParser(
         prog="python -m baselines.run train",
         description=__doc__,
@@ -65,23 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def resolve_train_config(path: Path) -> Path:
-    """Return ``path``, or the ready training config of that name.
-
-    Raises:
-        ValueError: If neither exists; the message lists the ready configs.
-    """
-    if path.is_file():
-        return path
-    packaged = TRAIN_CONFIG_DIR / f"{path.stem}.yaml"
-    if packaged.is_file() and path.parent == Path("."):
-        return packaged
-    names = ", ".join(sorted(p.stem for p in TRAIN_CONFIG_DIR.glob("*.yaml")))
-    raise ValueError(f"No training config {path}. Ready configs (give the name alone): {names}.")
-
-
 def _read_config(path: Path, depth: int = 0) -> dict[str, Any]:
-    data = yaml.safe_load(resolve_train_config(path).read_text()) or {}
+    data = (
+        yaml.safe_load(resolve_config(path, TRAIN_CONFIG_DIR, "training config").read_text()) or {}
+    )
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a training config is a YAML mapping of settings.")
     base = data.pop("base", None)
