@@ -76,12 +76,25 @@ def _robustness(variants: dict[str, list[dict]], figures: Path) -> list[str]:
     return lines
 
 
-def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float) -> None:
+def _pyplot() -> Any:
+    """Return pyplot on the file-only Agg backend (imported when a report draws)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _save(fig: Any, path: Path) -> None:
+    """Write ``fig`` to ``path`` (its folder made if needed) and free it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=80)
+    _pyplot().close(fig)
+
+
+def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float) -> None:
+    plt = _pyplot()
     names = sorted(variants)
     fig, axes = plt.subplots(
         1, len(names), figsize=(3.2 * len(names), 2.8), sharex=True, sharey=True
@@ -97,9 +110,7 @@ def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float)
         ax.set_xlabel("process CPU s")
     axes[0].set_ylabel("exact value of greedy policy")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def _signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
@@ -141,11 +152,7 @@ def _style_mean(returns: dict[str, list[float]], episode: int) -> float:
 
 
 def _plot_signature_curves(variants: dict[str, list[dict]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     names = sorted(variants)
     fig, axes = plt.subplots(
         1, len(names), figsize=(3.6 * len(names), 2.8), sharex=True, sharey=True
@@ -161,17 +168,11 @@ def _plot_signature_curves(variants: dict[str, list[dict]], path: Path) -> None:
         ax.set_xlabel("process CPU s")
     axes[0].set_ylabel("exact return, mean of styles")
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    plt = _pyplot()
     names = sorted(bars)
     opponents = list(next(iter(bars.values())))
     fig, axes = plt.subplots(1, len(opponents), figsize=(3.6 * len(opponents), 3), sharey=True)
@@ -191,9 +192,7 @@ def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
     ]
     axes[0].set_ylim(min(means) - 0.3, max(means) + 0.3)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=80)
-    plt.close(fig)
+    _save(fig, path)
 
 
 def report(out: Path, figures: Path) -> str:
