@@ -10,9 +10,30 @@ from mage_envs.meta import MetaEpisodeWrapper, TrialConfig, memory
 
 
 def test_a_preset_name_is_checked_when_the_config_is_made():
-    with pytest.raises(ValueError, match="templates must be a Templates or one of"):
+    with pytest.raises(ValueError, match="templates must be a Templates, a mapping or one of"):
         TrialConfig(templates="bogus")
     assert TrialConfig(templates="default").templates == TrialConfig().templates
+
+
+def test_a_mapping_replaces_fields_of_the_default_templates():
+    config = TrialConfig(templates={"final_observation": "End of the attempt."})
+    assert config.templates.final_observation == "End of the attempt."
+    assert config.templates.history_step == TrialConfig().templates.history_step
+    env = mage_envs.make_trial(
+        "mage/Minesweeper-v0",
+        memory="history_only",
+        reflection=False,
+        templates=dict(final_observation="End of the attempt."),
+    )
+    obs, info = env.reset(seed=0)
+    while info["episode_index"] == 0:
+        obs, _, _, _, info = env.step(info["legal_actions"][0])
+    assert "End of the attempt.\n" in obs
+    assert obs.count("Legend:") == 1  # the last board of attempt 1 is not in memory
+    with pytest.raises(ValueError, match="templates has no field 'bogus'; the fields are "):
+        TrialConfig(templates={"bogus": "x"})
+    with pytest.raises(ValueError, match="Template 'history_step' cannot be formatted"):
+        TrialConfig(templates={"history_step": "{nope}"})
 
 
 def test_the_wrapper_resolves_a_preset_for_its_env():

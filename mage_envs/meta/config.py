@@ -9,7 +9,7 @@ the setting, the accepted values and the value given. The settings that convert 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
@@ -61,7 +61,9 @@ class TrialConfig:
         templates: Every text the wrapper adds (cleaned to the charset once, here), or a preset
             name in :data:`~mage_envs.meta.presets.PRESET_NAMES`: ``"default"`` (ours),
             ``"lamer"`` / ``"mage"`` (the paper's published prompts for the env, kept as a name
-            until :meth:`for_env` picks the env's prompt file).
+            until :meth:`for_env` picks the env's prompt file), or a mapping of the fields to
+            replace in the default templates (what a YAML config can write), e.g.
+            ``{"final_observation": "End of the attempt."}``.
         reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
         pass_options: Whether the inner env takes ``reset(options={"seat", "keep_opponent"})``;
             ``None``: what the env declares in ``metadata["reset_options"]``.
@@ -88,7 +90,7 @@ class TrialConfig:
     history_steps: int = 0
     seat_rotation: str | None = None
     success_fn: Callable[[float, dict[str, Any]], bool] | None = None
-    templates: Templates | str = DEFAULT_TEMPLATES
+    templates: Templates | str | Mapping[str, Any] = DEFAULT_TEMPLATES
     reflection_prompt: str | None = None
     pass_options: bool | None = None
     max_observation_chars: int = MAX_OBSERVATION_CHARS
@@ -109,10 +111,12 @@ class TrialConfig:
             raise TypeError("success_fn must be a function (episode_return, final_info) -> bool.")
         for name in ("same_task", "stop_on_success", "reflection"):
             object.__setattr__(self, name, bool(getattr(self, name)))
+        if isinstance(self.templates, Mapping):
+            object.__setattr__(self, "templates", _replaced_defaults(self.templates))
         if isinstance(self.templates, str):
             if self.templates not in PRESET_NAMES:
                 raise ValueError(
-                    f"templates must be a Templates or one of {PRESET_NAMES}, "
+                    f"templates must be a Templates, a mapping or one of {PRESET_NAMES}, "
                     f"not {self.templates!r}."
                 )
             if self.templates != "default":
@@ -150,3 +154,15 @@ class TrialConfig:
     def field_names(cls) -> frozenset[str]:
         """Return the setting names (what ``MetaEpisodeWrapper(**settings)`` routes here)."""
         return frozenset(f.name for f in fields(cls))
+
+
+def _replaced_defaults(changes: Mapping[str, Any]) -> Templates:
+    """Return the default templates with ``changes`` applied; unknown fields are an error."""
+    known = {f.name for f in fields(Templates)}
+    unknown = sorted(str(name) for name in changes if name not in known)
+    if unknown:
+        raise ValueError(
+            f"templates has no field {', '.join(map(repr, unknown))}; the fields are "
+            f"{', '.join(sorted(known))}."
+        )
+    return replace(DEFAULT_TEMPLATES, **changes)
