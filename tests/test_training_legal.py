@@ -9,7 +9,12 @@ from mage_agents.base import Reply  # noqa: E402
 from mage_agents.prompting import STRATEGIES  # noqa: E402
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
-from mage_agents.training.legal import LegalMoveAgent, MoveChat, mixed_choice  # noqa: E402
+from mage_agents.training.legal import (  # noqa: E402
+    LegalMoveAgent,
+    LegalMoveBackend,
+    MoveChat,
+    mixed_choice,
+)
 
 
 def config(tmp_path, **overrides):
@@ -51,6 +56,29 @@ def test_the_floor_keeps_every_move_sampled_and_the_weight_corrects_it():
     assert second[0][2] == pytest.approx(q / (0.8 * q + 0.1))  # q / mix
     assert mixed_choice(scores, 0.0)[2] == pytest.approx(1.0)
     assert mixed_choice(torch.tensor([-1.0, 2.0, 0.0]), 0.5, greedy=True)[0] == 1
+
+
+def test_answers_scored_from_the_prompt_cache_match_a_full_forward_each():
+    from types import SimpleNamespace
+
+    model, tokenizer = build_tiny_model(seed=3, init_std=0.125)
+    model.train()  # the rollout's mode: scoring must not depend on it, nor leave it changed
+    trainer = SimpleNamespace(
+        accelerator=SimpleNamespace(unwrap_model=lambda m: m), model=model, args=None
+    )
+    backend = LegalMoveBackend.__new__(LegalMoveBackend)
+    backend.trainer, backend.tokenizer = trainer, tokenizer
+    long_prompt, short_prompt = list(range(5, 45)), [7, 8, 9]
+    pairs = [(long_prompt, [11]), (long_prompt, [12, 13, 14]), (short_prompt, [15, 16])]
+    pairs.append((short_prompt, [11, 12, 13, 14, 15]))
+    scored = backend._score(pairs, temperature=0.7)
+    assert model.training
+    with torch.no_grad():
+        for (prompt, answer), got in zip(pairs, scored, strict=True):
+            logits = model(input_ids=torch.tensor([prompt + answer])).logits[0] / 0.7
+            rows = torch.log_softmax(logits[len(prompt) - 1 : -1], dim=-1)
+            want = rows.gather(1, torch.tensor(answer)[:, None])[:, 0].tolist()
+            assert got == pytest.approx(want, abs=1e-4)
 
 
 def test_the_agent_hands_the_legal_moves_to_the_backend_but_not_for_reflections():

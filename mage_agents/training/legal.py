@@ -22,6 +22,7 @@ Turns without legal moves (reflections) are generated freely by the fallback bac
 
 from __future__ import annotations
 
+import inspect
 import math
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -191,28 +192,56 @@ class LegalMoveBackend:
         return replies
 
     def _score(self, pairs: list[tuple[list[int], list[int]]], temperature: float) -> list:
-        """Return the per-token log-probabilities of each (prompt, answer) pair, in one batch."""
+        """Return the per-token log-probabilities of each (prompt, answer) pair.
+
+        Each distinct prompt is encoded once; its answers are then scored from its key-value
+        cache, so a turn with n legal moves costs one prompt pass and n short answer passes.
+        """
         model = self.trainer.accelerator.unwrap_model(self.trainer.model)
         device = next(model.parameters()).device
         pad = self.tokenizer.pad_token_id
-        width = max(len(p) + len(a) for p, a in pairs)
-        tail = max(len(a) for _, a in pairs) + 1
-        # left padding puts every answer at the end, so only the last `tail` positions need the
-        # output layer (most of a tiny model's cost); RoPE is relative, the pads are masked
-        ids = torch.tensor([[pad] * (width - len(p) - len(a)) + p + a for p, a in pairs])
-        mask = torch.tensor(
-            [[0] * (width - len(p) - len(a)) + [1] * (len(p) + len(a)) for p, a in pairs]
-        )
-        with torch.no_grad():
-            logits = model(
-                input_ids=ids.to(device), attention_mask=mask.to(device), logits_to_keep=tail
-            ).logits
+        distinct: dict[tuple[int, ...], int] = {}
+        owner = [distinct.setdefault(tuple(p), len(distinct)) for p, _ in pairs]
+        prompts = list(distinct)
+        width = max(map(len, prompts))
+        # left padding ends every prompt at the same position; RoPE is relative, pads masked
+        ids = torch.tensor([[pad] * (width - len(p)) + list(p) for p in prompts], device=device)
+        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
+        answers = [a for _, a in pairs]
+        longest = max(map(len, answers))
+        was_training = model.training
+        model.eval()  # gradient checkpointing turns the cache off in training mode
+        try:
+            with torch.no_grad():
+                out = model(input_ids=ids, attention_mask=mask, use_cache=True, logits_to_keep=1)
+                first = torch.log_softmax(out.logits[:, -1].float() / temperature, dim=-1)
+                rest = None
+                if longest > 1:
+                    rows = torch.tensor(owner, device=device)
+                    # transformers 5 names the cache `cache`; 4.x (TRL 1.16 takes >= 4.56)
+                    # `past_key_values`
+                    name = "cache" if "cache" in out else "past_key_values"
+                    cache = out[name]
+                    cache.reorder_cache(rows)  # one copy of its prompt's cache per answer
+                    tails = torch.tensor(
+                        [a[:-1] + [pad] * (longest - len(a)) for a in answers], device=device
+                    )
+                    tail_mask = torch.cat([mask[rows], torch.ones_like(tails)], dim=1)
+                    logits = model(
+                        input_ids=tails, attention_mask=tail_mask, **{_cache_argument(model): cache}
+                    ).logits
+                    rest = torch.log_softmax(logits.float() / temperature, dim=-1)
+        finally:
+            model.train(was_training)
         result = []
-        for k, (_, a) in enumerate(pairs):
-            # logits[k, j] predicts token width - tail + j + 1; the answer is the last len(a)
-            rows = logits[k, tail - len(a) - 1 : tail - 1].float() / temperature
-            picked = torch.log_softmax(rows, dim=-1).gather(
-                1, torch.tensor(a, device=device)[:, None]
-            )
-            result.append(picked[:, 0].tolist())
+        for k, answer in enumerate(answers):
+            scores = [float(first[owner[k], answer[0]])]
+            # rest[k, j] predicts the answer's token j + 1
+            scores += [float(rest[k, j, token]) for j, token in enumerate(answer[1:])]
+            result.append(scores)
         return result
+
+
+def _cache_argument(model: Any) -> str:
+    """The forward argument that takes a key-value cache (renamed in transformers 5)."""
+    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
