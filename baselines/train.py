@@ -2,9 +2,12 @@
 
 A config is a YAML mapping: ``model`` (``tiny`` builds the tiny test model in code; otherwise a
 local model directory, nothing is downloaded), optional ``tiny_model`` ({layers, hidden, seed}),
-``lora`` (a PEFT ``LoraConfig`` mapping: trains an adapter), ``out`` (the output folder), and any
-field of :class:`~mage_agents.training.MetaRLConfig` (TRL's GRPO settings included). A config may
-start from a ready one with ``base: NAME``. Flags override the file.
+``lora`` (a PEFT ``LoraConfig`` mapping: trains an adapter), ``out`` (the output folder),
+``defaults`` (``published``, the default, or ``small-model``: the settings that make a small model
+learn from scratch, :mod:`mage_agents.training.small_model`, under every setting the config
+leaves out, the tiny model's init std included), and any field of
+:class:`~mage_agents.training.MetaRLConfig` (TRL's GRPO settings included). A config may start
+from a ready one with ``base: NAME``. Flags override the file.
 
 The output folder holds ``config.yaml`` (the settings used), ``metrics.jsonl`` and
 ``metrics.csv`` (every logged step), ``curves.png`` (return per episode index, pass@k, the exact
@@ -26,14 +29,18 @@ import yaml
 from rich.console import Console
 
 from baselines.settings import ready_configs, resolve_config
+from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, SMALL_MODEL_INIT_STD
 
 __all__ = ["main", "load_train_settings", "TRAIN_CONFIG_DIR", "build_parser"]
 
 TRAIN_CONFIG_DIR = Path(__file__).parent / "configs" / "train"
 """The ready training configs (installed with the package)."""
 
-OWN_KEYS = ("model", "tiny_model", "lora", "out", "plots", "base")
+OWN_KEYS = ("model", "tiny_model", "lora", "out", "plots", "base", "defaults")
 """Config keys that are not MetaRLConfig fields."""
+
+DEFAULTS = ("published", "small-model")
+"""``defaults:`` what fills the settings a config leaves out."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -115,6 +122,8 @@ def build_config(settings: dict[str, Any]) -> Any:
 
     known = {f.name: f for f in fields(MetaRLConfig) if f.init}
     values = {k: v for k, v in settings.items() if k not in OWN_KEYS}
+    if _small_model(settings):
+        values = {**SMALL_MODEL_DEFAULTS, **values}
     for key, value in values.items():
         if key not in known:
             close = difflib.get_close_matches(key, sorted(known), n=3)
@@ -124,6 +133,14 @@ def build_config(settings: dict[str, Any]) -> Any:
     values.setdefault("report_to", [])
     values.setdefault("disable_tqdm", True)  # the progress lines below replace the bar
     return MetaRLConfig(output_dir=settings["out"], **values)
+
+
+def _small_model(settings: dict[str, Any]) -> bool:
+    """Whether the config asks for the small-model defaults (``defaults: small-model``)."""
+    choice = settings.get("defaults", "published")
+    if choice not in DEFAULTS:
+        raise ValueError(f"defaults must be one of {', '.join(DEFAULTS)}, not {choice!r}.")
+    return choice == "small-model"
 
 
 def _number(value: Any, spec: Any) -> Any:
@@ -142,7 +159,10 @@ def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
     if spec == "tiny":
         from mage_agents.tiny_model import build_tiny_model
 
-        return build_tiny_model(**(settings.get("tiny_model") or {}))
+        options = dict(settings.get("tiny_model") or {})
+        if _small_model(settings):
+            options.setdefault("init_std", SMALL_MODEL_INIT_STD)
+        return build_tiny_model(**options)
     path = Path(spec)
     if not (path / "config.json").is_file():
         raise ValueError(

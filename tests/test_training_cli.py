@@ -2,6 +2,7 @@
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,28 @@ def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):
 
     config = build_config({"out": str(tmp_path), "learning_rate": "1e-2", "use_cpu": True})
     assert config.learning_rate == 0.01
+
+
+def test_small_model_defaults_fill_what_a_config_leaves_out(tmp_path):
+    from baselines.train import _read_config, build_config, load_model
+    from mage_agents.training import MetaRLConfig
+    from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS
+
+    settings = _read_config(Path("tiny_kuhn_robust")) | {"out": str(tmp_path)}
+    config = build_config(settings)
+    assert (config.action_choice, config.exploration_floor, config.entropy_coef) == (
+        "legal",
+        0.1,
+        0.3,
+    )
+    assert (config.scale_advantages, config.strategy) == ("batch", "terse")
+    model, _ = load_model(settings)
+    assert float(model.lm_head.weight.std()) == pytest.approx(0.125, rel=0.05)
+    published = build_config(settings | {"defaults": "published", "learning_rate": 3e-3})
+    assert (published.action_choice, published.entropy_coef) == ("generate", 0.0)
+    assert float(load_model(settings | {"defaults": "published"})[0].lm_head.weight.std()) < 0.05
+    with pytest.raises(ValueError, match="defaults must be one of published, small-model"):
+        build_config(settings | {"defaults": "tiny"})
+    direct = MetaRLConfig.for_small_model(output_dir=str(tmp_path), use_cpu=True, entropy_coef=0.1)
+    assert direct.entropy_coef == 0.1
+    assert direct.learning_rate == SMALL_MODEL_DEFAULTS["learning_rate"]

@@ -15,6 +15,7 @@ from typing import Any
 from trl import GRPOConfig
 
 from mage_agents.advantages import ESTIMATORS as _REGISTRY
+from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS
 
 __all__ = ["MetaRLConfig", "ESTIMATORS", "MEMORY_MODES"]
 
@@ -178,6 +179,22 @@ class MetaRLConfig(GRPOConfig):
             "coef * (-log q(a) - batch mean); >= 0."
         ),
     )
+
+    @classmethod
+    def for_small_model(cls, **settings: Any) -> MetaRLConfig:
+        """Return a config whose unset settings take the small-model defaults.
+
+        The defaults (:data:`~mage_agents.training.small_model.SMALL_MODEL_DEFAULTS`: legal-move
+        choice with a 0.1 floor, an entropy bonus of 0.3, batch-scaled advantages, learning rate
+        3e-3, terse prompts) made a tiny model trained from scratch learn in every seed
+        (docs/learning.md); ``settings`` override any of them.
+
+        Example:
+            >>> config = MetaRLConfig.for_small_model(output_dir="/tmp/run", entropy_coef=0.1)
+            >>> config.action_choice, config.entropy_coef, config.learning_rate
+            ('legal', 0.1, 0.003)
+        """
+        return cls(**{**SMALL_MODEL_DEFAULTS, **settings})
 
     def __post_init__(self) -> None:
         if self.entropy_coef < 0:
