@@ -7,6 +7,7 @@ it exercises the whole generation path (chat template, left padding, batching, s
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,7 @@ def build_tiny_model(
     layers: int = 2,
     hidden: int = 64,
     init_std: float | None = None,
+    extra_corpus: Sequence[str] = (),
 ) -> tuple[Any, Any]:
     """Build (and optionally save) a tiny random chat model and its tokenizer.
 
@@ -71,6 +73,8 @@ def build_tiny_model(
         hidden: Hidden size.
         init_std: If given, redraw the weights with this std (:func:`reinitialise`; 0.125 for
             RL from scratch, see docs/learning.md); ``None`` keeps transformers' 0.02.
+        extra_corpus: More text the tokenizer is trained on (e.g. an env's pages, so that its
+            prompts get realistic lengths); empty keeps the default tokenizer.
 
     Returns:
         ``(model, tokenizer)``.
@@ -93,6 +97,7 @@ def build_tiny_model(
             instance.play_instruction,
             instance.reflect_instruction,
         ]
+    corpus += list(extra_corpus)
     specials = ["<|endoftext|>", "<|pad|>"]
     bpe = ByteLevelBPETokenizer()
     bpe.train_from_iterator(

@@ -39,9 +39,11 @@ def test_interval_is_a_student_t_interval():
 
 @pytest.mark.parametrize(("part", "variant"), [(p, v) for p in VARIANTS for v in VARIANTS[p]])
 def test_every_variant_is_a_valid_trainer_config(tmp_path, part, variant):
-    settings = {k: v for k, v in VARIANTS[part][variant].items() if k != "init_std"}
+    own = ("init_std", "tokenizer_pages")  # the model's settings, not the trainer's
+    settings = {k: v for k, v in VARIANTS[part][variant].items() if k not in own}
     config = MetaRLConfig(output_dir=str(tmp_path), use_cpu=True, report_to=[], **settings)
-    assert config.env_id == "mage/KuhnPoker-v0"
+    env = "mage/Minesweeper-v0" if part == "minesweeper" else "mage/KuhnPoker-v0"
+    assert config.env_id == env
 
 
 def test_the_init_std_redraws_the_weights_reproducibly():
@@ -57,3 +59,61 @@ def test_the_init_std_redraws_the_weights_reproducibly():
 
 def test_the_report_says_when_there_are_no_records(tmp_path):
     assert "No run records" in report(tmp_path, tmp_path / "figures")
+
+
+def test_information_deals_are_where_only_the_opponents_card_tells_the_best_plan():
+    from baselines.bench.learning_deals import deal_gains, information_deals, plan_returns
+
+    # aggressive bets after a check: a Queen calls a Jack (+2) but must fold to a King (-1)
+    assert plan_returns("aggressive")["QJ"][("check", "call")] == 2.0
+    assert information_deals("aggressive") == {"QJ": 2.0, "QK": -1.0}
+    # conservative folds a Queen to a bet: a Jack bluffs a Queen (+1), folds to a King (-1)
+    assert information_deals("conservative") == {"JQ": 1.0, "JK": -1.0}
+    flat = {deal: [0.0, 0.0] for deal in ("JQ", "JK", "QJ", "QK", "KJ", "KQ")}
+    gains = deal_gains(
+        {"aggressive": {**flat, "QJ": [-1.0, 2.0], "QK": [-2.0, -2.0], "KQ": [2.0, 1.0]}}
+    )
+    assert gains["info_gain"] == pytest.approx(1.5)  # (+3 on QJ, 0 on QK) / 2
+    assert gains["other_gain"] == pytest.approx(-0.25)  # -1 on KQ over the 4 others
+    assert (gains["info_best_first"], gains["info_best_final"]) == (0.0, 0.5)
+
+
+def test_mine_repeats_counts_later_attempts_that_open_a_cell_known_to_be_a_mine():
+    from types import SimpleNamespace
+
+    from baselines.bench.learning_pass import mine_repeats
+
+    def turn(episode, move, reward):
+        fields = {"episode": episode, "move": move, "reward": reward, "invalid": False}
+        return SimpleNamespace(phase="play", **fields)
+
+    lost_then_repeated = [turn(0, "(1, 1)", 0.5), turn(0, "(2, 2)", -0.1), turn(1, "(2, 2)", -0.1)]
+    avoided = [*lost_then_repeated[:2], turn(1, "(3, 3)", 0.5), turn(1, "(1, 2)", -0.1)]
+    avoided.append(turn(2, "(1, 2)", -0.1))  # the mine attempt 2 found
+    assert mine_repeats(SimpleNamespace(turns=lost_then_repeated)) == (1, 1)
+    assert mine_repeats(SimpleNamespace(turns=avoided)) == (1, 2)
+
+
+def test_env_pages_shorten_the_tiny_tokenizers_minesweeper_prompts():
+    from baselines.bench.learning import env_pages
+
+    pages = env_pages(VARIANTS["minesweeper"]["lamer"])
+    _, plain = build_tiny_model(seed=0)
+    _, tuned = build_tiny_model(seed=0, extra_corpus=pages)
+    assert len(tuned(pages[-1])["input_ids"]) < 0.8 * len(plain(pages[-1])["input_ids"])
+
+
+def test_pass_scores_play_three_attempts_greedily_and_repeat_exactly(tmp_path):
+    from baselines.bench.learning import VARIANTS, build_trainer
+    from baselines.bench.learning_pass import pass_scores
+
+    settings = dict(VARIANTS["minesweeper"]["grpo"])  # trains single attempts, scored on three
+    trainer = build_trainer(settings, 0, tmp_path, [])
+    boards = (100_000, 100_001, 100_002, 100_003)
+    first, again = pass_scores(trainer, boards), pass_scores(trainer, boards)
+    assert first == again
+    one, two, three = first["pass_at_k"]
+    assert 0.0 <= one <= two <= three <= 1.0
+    # an unsolved board plays 2 later attempts, one solved at once none (trials stop at a win)
+    unsolved, solved_at_once = round((1 - three) * len(boards)), round(one * len(boards))
+    assert 2 * unsolved <= first["later_attempts"] <= 2 * (len(boards) - solved_at_once)

@@ -15,6 +15,10 @@ Parts (``--part``):
 * ``signature``: 3-episode trials replaying the same deal against MAGE's training population,
   memory showing the earlier episodes (their showdowns reveal the opponent's card). The score is
   the exact return of each episode of the greedy policy per opponent, over the six deals.
+* ``minesweeper``: LaMer vs GRPO on 4x4 boards with 2 mines and 4 turns, the same board in every
+  attempt. The score is the greedy policy's pass@1..3 on 64 held-out boards, in trials of three
+  attempts with memory (:mod:`baselines.bench.learning_pass`); GRPO trains on single attempts
+  with groups three times larger (LaMer's baselines: the same number of episodes).
 
 Example:
     python -m baselines.bench learning run --part robustness --variant default --seeds 0-9
@@ -32,17 +36,11 @@ from typing import Any
 
 import yaml
 
+from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, SMALL_MODEL_INIT_STD
+
 __all__ = ["main", "VARIANTS", "parse_seeds", "run_one"]
 
-SMALL_MODEL = {
-    "action_choice": "legal",
-    "exploration_floor": 0.1,
-    "exploration_correction": False,
-    "scale_advantages": "batch",
-    "entropy_coef": 0.3,
-    "learning_rate": 3e-3,
-    "init_std": 0.125,
-}
+SMALL_MODEL = {**SMALL_MODEL_DEFAULTS, "init_std": SMALL_MODEL_INIT_STD}
 """The settings that made learning robust (docs/learning.md): the small-model defaults."""
 
 _ROBUST_BASE = {
@@ -73,6 +71,25 @@ _SIGNATURE_BASE = {
     "per_device_train_batch_size": 32,  # 4 deals x 8 trials: a 3-episode step is ~6x a hand's
 }
 
+_MINES_BASE = {
+    **_ROBUST_BASE,
+    **SMALL_MODEL,
+    "estimator": "lamer",
+    "env_id": "mage/Minesweeper-v0",
+    # a mine costs 0.1 (LaMer) so the memory marks the losing move with a negative reward
+    "env_kwargs": {"height": 4, "width": 4, "num_mines": 2, "max_steps": 4, "mine_reward": -0.1},
+    "opponent": None,
+    "num_episodes": 3,
+    "same_task": True,
+    "stop_on_success": True,
+    "memory": "history_only",
+    # an attempt's moves and rewards, not its last board: prompts stay ~250 tokens, not ~750
+    "trial_kwargs": {"templates": {"final_observation": "End of the attempt."}},
+    "traj_gamma": 0.6,
+    "per_device_train_batch_size": 32,  # 4 boards x 8 trials
+    "tokenizer_pages": True,
+}
+
 VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
     "robustness": {
         "default": {**_ROBUST_BASE, **SMALL_MODEL},
@@ -95,6 +112,17 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
         "mage-no-differential": {**_SIGNATURE_BASE, "differential_reward": False},
         "mage-single-opponent": {**_SIGNATURE_BASE, "opponent": "balanced"},
         "mage-no-opponent-norm": {**_SIGNATURE_BASE, "opponent_normalization": False},
+    },
+    "minesweeper": {
+        "lamer": dict(_MINES_BASE),
+        "grpo": {
+            **_MINES_BASE,
+            "estimator": "grpo",
+            "num_episodes": 1,
+            "num_generations": 24,
+            "per_device_train_batch_size": 96,  # 4 boards x 24 single attempts
+        },
+        "grpo-trials": {**_MINES_BASE, "estimator": "grpo"},
     },
 }
 """Part -> variant name -> MetaRLConfig settings."""
@@ -125,6 +153,38 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def env_pages(settings: dict[str, Any], trials: int = 4) -> list[str]:
+    """Return the observations of a few seeded random-legal trials of the settings' env.
+
+    The tiny tokenizer learns its merges from them, so the env's prompts get about as many
+    characters per token as a real tokenizer gives (half as many tokens as without).
+    """
+    import random
+
+    import mage_envs
+
+    trial = {k: settings[k] for k in ("same_task", "stop_on_success", "memory") if k in settings}
+    env = mage_envs.make_trial(
+        settings["env_id"],
+        num_episodes=settings.get("num_episodes", 3),
+        reflection=False,
+        **trial,
+        **settings.get("trial_kwargs", {}),
+        **settings.get("env_kwargs", {}),
+    )
+    pages, rng = [], random.Random(0)
+    try:
+        for seed in range(trials):
+            obs, info, done = *env.reset(seed=seed), False
+            while not done:
+                pages.append(obs)
+                obs, _, terminated, truncated, info = env.step(rng.choice(info["legal_actions"]))
+                done = terminated or truncated
+    finally:
+        env.close()
+    return pages
+
+
 def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: list) -> Any:
     """Return a :class:`MetaRLTrainer` on a fresh tiny model for one run."""
     from mage_agents.tiny_model import build_tiny_model
@@ -132,7 +192,8 @@ def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: lis
 
     settings = dict(settings)
     init_std = settings.pop("init_std", None)
-    model, tokenizer = build_tiny_model(seed=seed, init_std=init_std)
+    corpus = env_pages(settings) if settings.pop("tokenizer_pages", False) else ()
+    model, tokenizer = build_tiny_model(seed=seed, init_std=init_std, extra_corpus=corpus)
     config = MetaRLConfig(
         output_dir=str(out),
         seed=seed,
@@ -157,10 +218,13 @@ def run_one(
     out: Path,
     overrides: dict[str, Any] | None = None,
     name: str | None = None,
+    max_steps: int | None = None,
 ) -> dict:
     """Train one run and return its record (also written to ``out/part/NAME/seedN.json``).
 
-    ``overrides`` change the variant's settings; ``name`` (default: the variant) names the folder.
+    ``overrides`` change the variant's settings; ``name`` (default: the variant) names the folder;
+    ``max_steps`` stops the run at that many optimizer steps (a sample budget) if the CPU
+    ``budget`` has not stopped it first.
     """
     import torch
     from transformers import PrinterCallback
@@ -171,11 +235,13 @@ def run_one(
     settings = {**VARIANTS[part][variant], **(overrides or {})}
     folder = out / part / (name or variant)
     folder.mkdir(parents=True, exist_ok=True)
-    score = ScoreCallback(part, settings, every, budget, stop_at_target=part == "robustness")
+    score = ScoreCallback(
+        part, settings, every, budget, stop_at_target=part == "robustness", max_steps=max_steps
+    )
     trainer = build_trainer(settings, seed, folder / f"trainer-seed{seed}", [score])
     trainer.remove_callback(PrinterCallback)
     head = {"part": part, "variant": name or variant, "seed": seed, "settings": settings}
-    head["budget_cpu_s"] = budget
+    head["budget_cpu_s"], head["max_steps"] = budget, max_steps
 
     def save(finished: bool) -> dict:
         record = {**head, "finished": finished, **score.summary()}
@@ -201,6 +267,7 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--seeds", default="0-9", help="seeds, e.g. 0-9 or 0,3")
     run.add_argument("--budget", type=float, default=300.0, help="CPU seconds per run (300)")
     run.add_argument("--every", type=int, default=5, help="score every this many steps (5)")
+    run.add_argument("--max-steps", type=int, help="stop at this many steps (a sample budget)")
     run.add_argument("--out", type=Path, default=Path("runs/learning"))
     run.add_argument(
         "--set",
@@ -237,7 +304,15 @@ def main(argv: list[str]) -> None:
     for seed in parse_seeds(args.seeds):
         start = time.perf_counter()
         record = run_one(
-            args.part, args.variant, seed, args.budget, args.every, args.out, overrides, args.name
+            args.part,
+            args.variant,
+            seed,
+            args.budget,
+            args.every,
+            args.out,
+            overrides,
+            args.name,
+            args.max_steps,
         )
         print(
             f"{args.part}/{args.variant} seed {seed}: best {record['best']:.3f} "

@@ -16,9 +16,11 @@ from transformers import TrainerCallback
 
 from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE, cpu_seconds
 
-__all__ = ["ScoreCallback", "deal_seeds", "episode_returns", "exact_value"]
+__all__ = ["DEALS", "ScoreCallback", "deal_seeds", "episode_returns", "exact_value"]
 
 STYLES = ("conservative", "aggressive", "balanced")
+DEALS = ("JQ", "JK", "QJ", "QK", "KJ", "KQ")
+"""The six deals, learner's card first, in :func:`deal_seeds` order."""
 
 
 @cache
@@ -63,8 +65,15 @@ def exact_value(
     return value, {state: round(list(probs.values())[-1], 3) for state, probs in table.items()}
 
 
-def episode_returns(trainer: Any, opponents: tuple[str, ...] = STYLES) -> dict[str, list[float]]:
-    """Return, per opponent, the exact mean return of each episode of the greedy policy."""
+def episode_returns(
+    trainer: Any, opponents: tuple[str, ...] = STYLES
+) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
+    """Return the exact returns of each episode of the greedy policy.
+
+    Returns:
+        Per opponent, the mean return of each episode over the six deals; and per opponent and
+        deal (:data:`DEALS`), the return of each episode.
+    """
     from mage_agents.rollout import TrialPlan, collect
 
     args = trainer.args
@@ -100,12 +109,16 @@ def episode_returns(trainer: Any, opponents: tuple[str, ...] = STYLES) -> dict[s
         backend.greedy = False
         trainer.model.train(was_training)
     result: dict[str, list[float]] = {}
+    deals: dict[str, dict[str, list[float]]] = {}
     for opponent in opponents:
-        rows = [t.result.returns for t in trajectories if f"|{opponent}|" in t.trial_id]
-        result[opponent] = [
-            sum(float(r[k]) for r in rows) / len(rows) for k in range(args.num_episodes)
+        rows = [
+            [float(r) for r in t.result.returns]
+            for t in trajectories
+            if f"|{opponent}|" in t.trial_id
         ]
-    return result
+        result[opponent] = [sum(r[k] for r in rows) / len(rows) for k in range(args.num_episodes)]
+        deals[opponent] = dict(zip(DEALS, rows, strict=True))
+    return result, deals
 
 
 class ScoreCallback(TrainerCallback):
@@ -118,13 +131,20 @@ class ScoreCallback(TrainerCallback):
         every: Score every this many optimizer steps (and at step 0).
         budget: Process CPU seconds after which the run stops.
         stop_at_target: Stop as soon as the robustness target is reached.
+        max_steps: Stop at this many optimizer steps (``None``: only the budget stops the run).
     """
 
     def __init__(
-        self, part: str, settings: dict, every: int, budget: float, stop_at_target: bool
+        self,
+        part: str,
+        settings: dict,
+        every: int,
+        budget: float,
+        stop_at_target: bool,
+        max_steps: int | None = None,
     ) -> None:
         self.part, self.settings, self.every, self.budget = part, settings, every, budget
-        self.stop_at_target = stop_at_target
+        self.stop_at_target, self.max_steps = stop_at_target, max_steps
         self.curve: list[dict[str, Any]] = []
         self.trainer: Any = None
         self.prompts: list = []
@@ -148,8 +168,13 @@ class ScoreCallback(TrainerCallback):
         if self.part == "robustness":
             value, policy = exact_value(self.trainer, self.prompts, "aggressive", 0)
             figures: dict[str, Any] = {"value": value, "policy": policy}
+        elif self.part == "minesweeper":
+            from baselines.bench.learning_pass import pass_scores
+
+            figures = pass_scores(self.trainer)
         else:
-            figures = {"returns": episode_returns(self.trainer)}
+            returns, deals = episode_returns(self.trainer)
+            figures = {"returns": returns, "deals": deals}
         point = {
             "step": step,
             "wall_s": time.perf_counter() - self.wall0,
@@ -159,7 +184,7 @@ class ScoreCallback(TrainerCallback):
         self.curve.append(point)
         if getattr(self, "save", None) is not None and step > 0:
             self.save()
-        shown = (point.get("value"), point.get("policy")) if "value" in point else point["returns"]
+        shown = {k: v for k, v in figures.items() if k != "deals"}
         print(
             f"step {step} cpu {point['cpu_s']:.0f}s wall {point['wall_s']:.0f}s: {shown}",
             flush=True,
@@ -167,13 +192,14 @@ class ScoreCallback(TrainerCallback):
         return point
 
     def on_step_end(self, args: Any, state: Any, control: Any, **kwargs: Any) -> Any:
-        """Score every ``every`` steps; stop at the budget (or at the target)."""
-        if state.global_step % self.every:
+        """Score every ``every`` steps; stop at the budget, the step limit (or the target)."""
+        last = self.max_steps is not None and state.global_step >= self.max_steps
+        if state.global_step % self.every and not last:
             return control
         point = self._score(state.global_step)
         reached = point.get("value", -1.0) >= TARGET_SHARE * BEST_RESPONSE
         over = point["cpu_s"] >= self.budget or point["wall_s"] >= 4 * self.budget
-        if over or (reached and self.stop_at_target):
+        if over or last or (reached and self.stop_at_target):
             control.should_training_stop = True
         return control
 
@@ -191,6 +217,9 @@ class ScoreCallback(TrainerCallback):
                     "target_wall_s": hit["wall_s"],
                     "target_cpu_s": hit["cpu_s"],
                 }
+        elif self.part == "minesweeper":
+            final = self.curve[-1]["pass_at_k"]
+            out["final_pass_at_k"], out["best"] = final, final[-1]
         else:
             final = self.curve[-1]["returns"]
             out["final_returns"] = final

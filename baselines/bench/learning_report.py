@@ -10,7 +10,7 @@ from typing import Any
 
 from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE
 
-__all__ = ["interval95", "load_records", "report"]
+__all__ = ["interval95", "load_records", "point_at", "report"]
 
 # two-sided 95% Student t quantiles by degrees of freedom (scipy is not a dependency)
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
@@ -113,27 +113,30 @@ def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float)
     _save(fig, path)
 
 
+def point_at(run: dict[str, Any], step: int) -> dict[str, Any]:
+    """Return the run's score at optimizer step ``step`` (scores are taken every few steps).
+
+    Raises:
+        ValueError: If the run has no score at that step.
+    """
+    for point in run["curve"]:
+        if point["step"] == step:
+            return point
+    raise ValueError(f"{run['variant']} seed {run['seed']} has no score at step {step}.")
+
+
 def _signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
-    lines = [
-        "| variant | seeds | opponent | first episode | final episode | final - first |",
-        "|---|---|---|---|---|---|",
-    ]
-    bars: dict[str, dict[str, tuple[float, float, float, float]]] = {}
+    # compared at equal steps: the same number of trials (a sample budget), whatever each
+    # run's speed; at the step every run reached, and at the step the longest variants reached
+    shortest = {name: min(r["steps"] for r in runs) for name, runs in variants.items()}
+    lines: list[str] = []
+    for step in sorted({min(shortest.values()), max(shortest.values())}):
+        chosen = {n: runs for n, runs in sorted(variants.items()) if shortest[n] >= step}
+        lines += [f"At step {step} ({step * _trials(chosen)} trials per run):", ""]
+        lines += [*_signature_table(chosen, step, figures / f"signature-step{step}.png"), ""]
+        lines += [*_memory_reading(chosen, step), ""]
     for name, runs in sorted(variants.items()):
-        for opponent in runs[0]["final_returns"]:
-            first = [r["final_returns"][opponent][0] for r in runs]
-            final = [r["final_returns"][opponent][-1] for r in runs]
-            gain = [b - a for a, b in zip(first, final, strict=True)]
-            (f, fh), (g, gh), (d, dh) = interval95(first), interval95(final), interval95(gain)
-            bars.setdefault(name, {})[opponent] = (f, fh, g, gh)
-            lines.append(
-                f"| {name} | {len(runs)} | {opponent} | {f:+.3f} ± {fh:.3f} | "
-                f"{g:+.3f} ± {gh:.3f} | {d:+.3f} ± {dh:.3f} |"
-            )
-    _plot_signature(bars, figures / "signature.png")
-    lines.append(f"\n![first and final episode]({figures.name}/signature.png)")
-    for name, runs in sorted(variants.items()):
-        lines += ["", f"`{name}` (returns averaged over the styles):", ""]
+        lines += ["", f"`{name}` (returns averaged over the styles, at the run's last step):", ""]
         lines += ["| seed | first episode | final episode | steps | CPU s | wall s |"]
         lines += ["|---|---|---|---|---|---|"]
         for r in runs:
@@ -145,6 +148,60 @@ def _signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
     _plot_signature_curves(variants, figures / "signature_curves.png")
     lines.append(f"\n![curves]({figures.name}/signature_curves.png)")
     return lines
+
+
+def _trials(variants: dict[str, list[dict]]) -> int:
+    """Trials per step of the variants (one figure: they are compared on the same budget)."""
+    sizes = {r["settings"]["per_device_train_batch_size"] for v in variants.values() for r in v}
+    if len(sizes) != 1:
+        raise ValueError(f"Variants compared at equal steps play {sorted(sizes)} trials a step.")
+    return sizes.pop()
+
+
+def _signature_table(variants: dict[str, list[dict]], step: int, png: Path) -> list[str]:
+    lines = [
+        "| variant | seeds | opponent | first episode | final episode | final - first |",
+        "|---|---|---|---|---|---|",
+    ]
+    bars: dict[str, dict[str, tuple[float, float, float, float]]] = {}
+    for name, runs in variants.items():
+        points = [point_at(r, step)["returns"] for r in runs]
+        for opponent in points[0]:
+            first = [p[opponent][0] for p in points]
+            final = [p[opponent][-1] for p in points]
+            gain = [b - a for a, b in zip(first, final, strict=True)]
+            (f, fh), (g, gh), (d, dh) = interval95(first), interval95(final), interval95(gain)
+            bars.setdefault(name, {})[opponent] = (f, fh, g, gh)
+            lines.append(
+                f"| {name} | {len(runs)} | {opponent} | {f:+.3f} ± {fh:.3f} | "
+                f"{g:+.3f} ± {gh:.3f} | {d:+.3f} ± {dh:.3f} |"
+            )
+    _plot_signature(bars, png)
+    return [*lines, f"\n![first and final episode]({png.parent.name}/{png.name})"]
+
+
+def _memory_reading(variants: dict[str, list[dict]], step: int) -> list[str]:
+    """The per-deal table (:mod:`baselines.bench.learning_deals`) of the runs that record deals."""
+    from baselines.bench.learning_deals import deal_gains
+
+    lines = [
+        "| variant | seeds | final - first, information deals | final - first, other deals | "
+        "information deals at the known-card best, first -> final |",
+        "|---|---|---|---|---|",
+    ]
+    for name, runs in variants.items():
+        points = [point_at(r, step) for r in runs]
+        gains = [deal_gains(p["deals"]) for p in points if "deals" in p]
+        if not gains:
+            continue
+        (i, ih), (o, oh) = (interval95([g[k] for g in gains]) for k in ("info_gain", "other_gain"))
+        first = sum(g["info_best_first"] for g in gains) / len(gains)
+        final = sum(g["info_best_final"] for g in gains) / len(gains)
+        lines.append(
+            f"| {name} | {len(gains)} | {i:+.3f} ± {ih:.3f} | {o:+.3f} ± {oh:.3f} | "
+            f"{first:.0%} -> {final:.0%} |"
+        )
+    return lines if len(lines) > 2 else []
 
 
 def _style_mean(returns: dict[str, list[float]], episode: int) -> float:
@@ -205,4 +262,8 @@ def report(out: Path, figures: Path) -> str:
         parts += ["### Robustness", "", *_robustness(records["robustness"], figures), ""]
     if "signature" in records:
         parts += ["### MAGE's signature", "", *_signature(records["signature"], figures), ""]
+    if "minesweeper" in records:
+        from baselines.bench.learning_report_pass import minesweeper
+
+        parts += ["### LaMer's signature", "", *minesweeper(records["minesweeper"], figures), ""]
     return "\n".join(parts)

@@ -1,0 +1,87 @@
+"""pass@k of the policy being trained on small Minesweeper boards (the learning benchmark's part 3).
+
+The greedy policy over the legal moves is deterministic and so is a board replayed in every attempt
+of a trial, so one trial per board gives that board's pass@k exactly. The boards are a fixed,
+held-out set of seeds; whatever a trainer plays in training, the score is always taken on trials
+of three attempts that stop at the first win (LaMer's evaluation), with the trainer's memory.
+
+Besides pass@k, the score says whether the policy reads its memory: ``mine_repeats`` is the share
+of later attempts that open a cell an earlier attempt showed to be a mine (its losing move, which
+the memory lists with its negative reward). A policy blind to its memory replays the losing
+attempt move for move, so its share is 1 whenever attempt 1 lost on a mine; reading the memory
+brings it down.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["EVAL_SEEDS", "ATTEMPTS", "pass_scores", "mine_repeats"]
+
+EVAL_SEEDS = tuple(range(100_000, 100_064))
+"""The 64 held-out board seeds (training draws seeds from 0)."""
+
+ATTEMPTS = 3
+"""Attempts per scored trial (LaMer's N)."""
+
+
+def mine_repeats(trajectory: Any) -> tuple[int, int]:
+    """Return ``(later attempts that open a known mine, later attempts played)`` of one trial.
+
+    A known mine is the cell an earlier attempt lost on: its last play turn, with a negative
+    reward and a valid move (the variant gives a mine -0.1; every reveal earns more than 0).
+    """
+    episodes: dict[int, list[Any]] = {}
+    for turn in trajectory.turns:
+        if turn.phase == "play":
+            episodes.setdefault(turn.episode, []).append(turn)
+    known: set[str] = set()
+    repeats = later = 0
+    for index in sorted(episodes):
+        moves = [t.move for t in episodes[index]]
+        if index > 0:
+            later += 1
+            repeats += bool(known.intersection(moves))
+        last = episodes[index][-1]
+        if last.reward < 0 and not last.invalid:
+            known.add(last.move)
+    return repeats, later
+
+
+def pass_scores(trainer: Any, seeds: tuple[int, ...] = EVAL_SEEDS) -> dict[str, Any]:
+    """Return the greedy policy's pass@1..3 over ``seeds`` and its ``mine_repeats`` share."""
+    from mage_agents.rollout import TrialPlan, collect
+
+    args = trainer.args
+    trial_kwargs = {**trainer.trial_settings(), "stop_on_success": True}
+    plans = [
+        TrialPlan(
+            trial_id=f"score|{seed}",
+            group_id=f"score|{seed}",
+            env_id=args.env_id,
+            task_seed=seed,
+            seed=seed,
+            opponent=args.opponent,
+            num_episodes=ATTEMPTS,
+            env_kwargs=dict(args.env_kwargs),
+            trial_kwargs=trial_kwargs,
+        )
+        for seed in seeds
+    ]
+    backend = trainer.backend
+    was_training = trainer.model.training
+    trainer.model.eval()
+    backend.greedy = True
+    try:
+        trajectories = collect(plans, trainer.new_agent, batch_size=len(plans))
+    finally:
+        backend.greedy = False
+        trainer.model.train(was_training)
+    passes = [t.result.pass_at_k for t in trajectories]
+    counts = [mine_repeats(t) for t in trajectories]
+    later = sum(c[1] for c in counts)
+    return {
+        "pass_at_k": [sum(p[k] for p in passes) / len(passes) for k in range(ATTEMPTS)],
+        "mine_repeats": sum(c[0] for c in counts) / later if later else 0.0,
+        "later_attempts": later,
+    }

@@ -1,0 +1,111 @@
+"""Tables and curves of the learning benchmark's part 3: pass@k on Minesweeper, LaMer vs GRPO."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+from baselines.bench.learning_pass import ATTEMPTS, EVAL_SEEDS
+from baselines.bench.learning_report import _pyplot, _save, interval95
+
+__all__ = ["minesweeper", "random_reference"]
+
+
+def random_reference(settings: dict[str, Any], avoid_known: bool, trials: int = 50) -> list[float]:
+    """Return pass@1..3 on the scored boards of a uniform random legal policy.
+
+    Args:
+        settings: A part-3 variant's settings (env and trial shape).
+        avoid_known: Never open a cell an earlier attempt lost on (the least use of memory).
+        trials: Random trials per board.
+    """
+    import mage_envs
+
+    env = mage_envs.make_trial(
+        settings["env_id"],
+        num_episodes=ATTEMPTS,
+        same_task=True,
+        stop_on_success=True,
+        reflection=False,
+        **settings["env_kwargs"],
+    )
+    rng, passes = random.Random(0), []
+    try:
+        for seed in EVAL_SEEDS:
+            for _ in range(trials):
+                _, info = env.reset(seed=seed)
+                known: set[str] = set()
+                while "trial" not in info:
+                    moves = [m for m in info["legal_actions"] if m not in known] or list(
+                        info["legal_actions"]
+                    )
+                    move = rng.choice(moves)
+                    _, _, _, _, info = env.step(move)
+                    # a finished episode's own info moves to episode_info when the next starts
+                    if avoid_known and info.get("episode_info", info).get("mine_hit"):
+                        known.add(move)
+                passes.append(info["trial"]["pass_at_k"])
+    finally:
+        env.close()
+    return [sum(p[k] for p in passes) / len(passes) for k in range(ATTEMPTS)]
+
+
+def minesweeper(variants: dict[str, list[dict]], figures: Path) -> list[str]:
+    """Return part 3's Markdown (summary with 95% intervals, per-seed tables); draw its curves."""
+    lines = [
+        "| policy | seeds | steps | pass@1 | pass@2 | pass@3 | pass@3 - pass@1 | mine repeats |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, runs in sorted(variants.items()):
+        finals = [r["curve"][-1] for r in runs]
+        cells = [interval95([p["pass_at_k"][k] for p in finals]) for k in range(ATTEMPTS)]
+        gain = interval95([p["pass_at_k"][-1] - p["pass_at_k"][0] for p in finals])
+        repeats = interval95([p["mine_repeats"] for p in finals])
+        steps = sorted({r["steps"] for r in runs})
+        lines.append(
+            f"| {name} | {len(runs)} | {', '.join(map(str, steps))} | "
+            + " | ".join(f"{m:.3f} ± {h:.3f}" for m, h in [*cells, gain, repeats])
+            + " |"
+        )
+    settings = next(iter(variants.values()))[0]["settings"]
+    for label, avoid in (("random legal", False), ("random legal, avoiding known mines", True)):
+        ref = random_reference(settings, avoid)
+        lines.append(
+            f"| {label} (reference) | - | - | "
+            + " | ".join(f"{v:.3f}" for v in ref)
+            + f" | {ref[-1] - ref[0]:.3f} | - |"
+        )
+    _plot(variants, figures / "minesweeper.png")
+    lines.append(f"\n![pass@k curves]({figures.name}/minesweeper.png)")
+    for name, runs in sorted(variants.items()):
+        lines += ["", f"`{name}`:", ""]
+        lines += ["| seed | pass@1 | pass@3 | pass@3 - pass@1 | mine repeats | steps | CPU s |"]
+        lines += ["|---|---|---|---|---|---|---|"]
+        for r in runs:
+            p = r["curve"][-1]
+            one, three = p["pass_at_k"][0], p["pass_at_k"][-1]
+            lines.append(
+                f"| {r['seed']} | {one:.3f} | {three:.3f} | {three - one:+.3f} | "
+                f"{p['mine_repeats']:.2f} | {r['steps']} | {r['cpu_s']:.0f} |"
+            )
+    return lines
+
+
+def _plot(variants: dict[str, list[dict]], path: Path) -> None:
+    plt = _pyplot()
+    names = sorted(variants)
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(3.6 * len(names), 2.8), sharex=True, sharey=True
+    )
+    axes = [axes] if len(names) == 1 else list(axes)
+    for ax, name in zip(axes, names, strict=True):
+        for k, run in enumerate(variants[name]):
+            steps = [p["step"] for p in run["curve"]]
+            ax.plot(steps, [p["pass_at_k"][-1] for p in run["curve"]], color=f"C{k}")
+            ax.plot(steps, [p["pass_at_k"][0] for p in run["curve"]], color=f"C{k}", ls=":")
+        ax.set_title(f"{name}: pass@3 (solid), pass@1 (dotted)", fontsize=8)
+        ax.set_xlabel("optimizer step")
+    axes[0].set_ylabel("greedy pass@k, 64 boards")
+    fig.tight_layout()
+    _save(fig, path)
