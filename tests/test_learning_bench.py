@@ -117,3 +117,49 @@ def test_pass_scores_play_three_attempts_greedily_and_repeat_exactly(tmp_path):
     # an unsolved board plays 2 later attempts, one solved at once none (trials stop at a win)
     unsolved, solved_at_once = round((1 - three) * len(boards)), round(one * len(boards))
     assert 2 * unsolved <= first["later_attempts"] <= 2 * (len(boards) - solved_at_once)
+
+
+def _record(part, variant, seed, budget, points, settings=None):
+    curve = [
+        {"step": 5 * k, "cpu_s": 10.0 * k, "wall_s": 10.0 * k, **p} for k, p in enumerate(points)
+    ]
+    record = {"part": part, "variant": variant, "seed": seed, "budget_cpu_s": budget}
+    record |= {"settings": settings or {"per_device_train_batch_size": 32}, "curve": curve}
+    record["final_returns"] = curve[-1].get("returns")
+    return record | {"steps": curve[-1]["step"], "cpu_s": curve[-1]["cpu_s"], "wall_s": 1.0}
+
+
+def test_the_report_compares_at_equal_steps_and_scores_pass_at_k(tmp_path, monkeypatch):
+    import json
+
+    from baselines.bench import learning_report_pass
+
+    flat = {s: [0.0, 0.0, 0.0] for s in ("conservative", "aggressive", "balanced")}
+    gain = {s: [0.0, 0.0, 1.0] for s in flat}
+    runs = [
+        _record("signature", "short", s, 120, [{"returns": flat}] * 5 + [{"returns": gain}])
+        for s in (0, 1)
+    ]
+    runs += [
+        _record("signature", "long", s, 300, [{"returns": flat}] * 6 + [{"returns": gain}] * 5)
+        for s in (0, 1)
+    ]
+    settings = VARIANTS["minesweeper"]["lamer"]
+    scores = [{"pass_at_k": [0.25, 0.5, 0.75], "mine_repeats": 0.5}] * 3
+    scores.append({"pass_at_k": [0.5, 0.5, 0.5], "mine_repeats": 0.0})
+    runs.append(_record("minesweeper", "lamer", 0, 900, scores, settings))
+    for r in runs:
+        folder = tmp_path / "runs" / r["part"] / r["variant"]
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"seed{r['seed']}.json").write_text(json.dumps(r))
+    monkeypatch.setattr(learning_report_pass, "REFERENCE_TRIALS", 1)
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    at25, at50 = text.split("At step 25 (800 trials per run):")[1].split("At step 50")
+    # at step 25 both variants, the short one's last score; at step 50 only the long one's
+    assert "| short | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at25
+    assert "| long | 2 | balanced | +0.000 ± 0.000 | +0.000 ± 0.000 |" in at25
+    assert "| long | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at50
+    assert "short" not in at50.split("`")[0]
+    # part 3: the last three scores' mean, (0.25 + 0.25 + 0.5) / 3 for pass@1
+    assert "| lamer | 1 | 15 | 0.333 ± 0.000 | 0.500 ± 0.000 | 0.667 ± 0.000 |" in text
+    assert (tmp_path / "figures" / "minesweeper.png").is_file()

@@ -127,11 +127,17 @@ def point_at(run: dict[str, Any], step: int) -> dict[str, Any]:
 
 def _signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
     # compared at equal steps: the same number of trials (a sample budget), whatever each
-    # run's speed; at the step every run reached, and at the step the longest variants reached
+    # run's speed; for each CPU budget run, at the step all its runs reached
     shortest = {name: min(r["steps"] for r in runs) for name, runs in variants.items()}
+    by_budget: dict[float, list[int]] = {}
+    for runs in variants.values():
+        for r in runs:
+            by_budget.setdefault(r["budget_cpu_s"], []).append(r["steps"])
     lines: list[str] = []
-    for step in sorted({min(shortest.values()), max(shortest.values())}):
+    for step in sorted({min(steps) for steps in by_budget.values()}):
         chosen = {n: runs for n, runs in sorted(variants.items()) if shortest[n] >= step}
+        if not chosen:  # a variant whose runs had different budgets
+            continue
         lines += [f"At step {step} ({step * _trials(chosen)} trials per run):", ""]
         lines += [*_signature_table(chosen, step, figures / f"signature-step{step}.png"), ""]
         lines += [*_memory_reading(chosen, step), ""]

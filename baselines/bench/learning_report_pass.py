@@ -27,13 +27,19 @@ def late_scores(run: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def random_reference(settings: dict[str, Any], avoid_known: bool, trials: int = 50) -> list[float]:
+REFERENCE_TRIALS = 50
+"""Random trials per board of the reference rows."""
+
+
+def random_reference(
+    settings: dict[str, Any], avoid_known: bool, trials: int | None = None
+) -> list[float]:
     """Return pass@1..3 on the scored boards of a uniform random legal policy.
 
     Args:
         settings: A part-3 variant's settings (env and trial shape).
         avoid_known: Never open a cell an earlier attempt lost on (the least use of memory).
-        trials: Random trials per board.
+        trials: Random trials per board (default :data:`REFERENCE_TRIALS`).
     """
     import mage_envs
 
@@ -48,7 +54,7 @@ def random_reference(settings: dict[str, Any], avoid_known: bool, trials: int = 
     rng, passes = random.Random(0), []
     try:
         for seed in EVAL_SEEDS:
-            for _ in range(trials):
+            for _ in range(trials or REFERENCE_TRIALS):
                 _, info = env.reset(seed=seed)
                 known: set[str] = set()
                 while "trial" not in info:
