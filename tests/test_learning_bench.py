@@ -140,9 +140,11 @@ def test_the_report_compares_at_equal_steps_and_scores_pass_at_k(tmp_path, monke
         _record("signature", "short", s, 120, [{"returns": flat}] * 5 + [{"returns": gain}])
         for s in (0, 1)
     ]
+    deals = {s: {d: [0.0, 0.0, 0.0] for d in ("JQ", "JK", "QJ", "QK", "KJ", "KQ")} for s in flat}
+    deals["aggressive"]["QJ"] = [-1.0, 0.0, 2.0]  # +3 on one of the six information deals
+    late = {"returns": gain, "deals": deals}
     runs += [
-        _record("signature", "long", s, 300, [{"returns": flat}] * 6 + [{"returns": gain}] * 5)
-        for s in (0, 1)
+        _record("signature", "long", s, 300, [{"returns": flat}] * 6 + [late] * 5) for s in (0, 1)
     ]
     settings = VARIANTS["minesweeper"]["lamer"]
     scores = [{"pass_at_k": [0.25, 0.5, 0.75], "mine_repeats": 0.5}] * 3
@@ -160,6 +162,7 @@ def test_the_report_compares_at_equal_steps_and_scores_pass_at_k(tmp_path, monke
     assert "| long | 2 | balanced | +0.000 ± 0.000 | +0.000 ± 0.000 |" in at25
     assert "| long | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at50
     assert "short" not in at50.split("`")[0]
+    assert "| long | 2 | +0.500 ± 0.000 | +0.000 ± 0.000 | +0.500 ± 0.000 |" in at50
     # part 3: the last three scores' mean, (0.25 + 0.25 + 0.5) / 3 for pass@1
     assert "| lamer | 1 | 15 | 0.333 ± 0.000 | 0.500 ± 0.000 | 0.667 ± 0.000 |" in text
     assert (tmp_path / "figures" / "minesweeper.png").is_file()

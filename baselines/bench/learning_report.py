@@ -192,8 +192,8 @@ def _memory_reading(variants: dict[str, list[dict]], step: int) -> list[str]:
 
     lines = [
         "| variant | seeds | final - first, information deals | final - first, other deals | "
-        "information deals at the known-card best, first -> final |",
-        "|---|---|---|---|---|",
+        "difference | information deals at the known-card best, first -> final |",
+        "|---|---|---|---|---|---|",
     ]
     for name, runs in variants.items():
         points = [point_at(r, step) for r in runs]
@@ -201,11 +201,12 @@ def _memory_reading(variants: dict[str, list[dict]], step: int) -> list[str]:
         if not gains:
             continue
         (i, ih), (o, oh) = (interval95([g[k] for g in gains]) for k in ("info_gain", "other_gain"))
+        d, dh = interval95([g["info_gain"] - g["other_gain"] for g in gains])  # paired by seed
         first = sum(g["info_best_first"] for g in gains) / len(gains)
         final = sum(g["info_best_final"] for g in gains) / len(gains)
         lines.append(
             f"| {name} | {len(gains)} | {i:+.3f} ± {ih:.3f} | {o:+.3f} ± {oh:.3f} | "
-            f"{first:.0%} -> {final:.0%} |"
+            f"{d:+.3f} ± {dh:.3f} | {first:.0%} -> {final:.0%} |"
         )
     return lines if len(lines) > 2 else []
 
