@@ -104,7 +104,7 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
             "scale_advantages": "group",
             "exploration_floor": 0.0,
         },
-        "free-text": {**_ROBUST_BASE, "action_choice": "generate"},
+        "free-text": {**_ROBUST_BASE, **SMALL_MODEL, "action_choice": "generate"},
     },
     "signature": {
         "mage": dict(_SIGNATURE_BASE),
