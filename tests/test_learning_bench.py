@@ -97,7 +97,8 @@ def test_mine_repeats_counts_later_attempts_that_open_a_cell_known_to_be_a_mine(
 def test_env_pages_shorten_the_tiny_tokenizers_minesweeper_prompts():
     from baselines.bench.learning import env_pages
 
-    pages = env_pages(VARIANTS["minesweeper"]["lamer"])
+    pages = env_pages(VARIANTS["minesweeper"]["lamer"], 3)
+    assert pages == env_pages(VARIANTS["minesweeper"]["grpo"], 3)  # one tokenizer for the part
     _, plain = build_tiny_model(seed=0)
     _, tuned = build_tiny_model(seed=0, extra_corpus=pages)
     assert len(tuned(pages[-1])["input_ids"]) < 0.8 * len(plain(pages[-1])["input_ids"])

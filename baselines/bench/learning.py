@@ -87,7 +87,7 @@ _MINES_BASE = {
     "trial_kwargs": {"templates": {"final_observation": "End of the attempt."}},
     "traj_gamma": 0.6,
     "per_device_train_batch_size": 32,  # 4 boards x 8 trials
-    "tokenizer_pages": True,
+    "tokenizer_pages": 3,  # the tokenizer also learns from pages of 3-attempt trials
 }
 
 VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
@@ -153,11 +153,13 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def env_pages(settings: dict[str, Any], trials: int = 4) -> list[str]:
+def env_pages(settings: dict[str, Any], num_episodes: int, trials: int = 4) -> list[str]:
     """Return the observations of a few seeded random-legal trials of the settings' env.
 
     The tiny tokenizer learns its merges from them, so the env's prompts get about as many
     characters per token as a real tokenizer gives (Minesweeper: 225 tokens a prompt, not 397).
+    ``num_episodes`` is the trials' length, the same for every variant of a part: their models
+    then share one tokenizer, whatever each trains on.
     """
     import random
 
@@ -166,7 +168,7 @@ def env_pages(settings: dict[str, Any], trials: int = 4) -> list[str]:
     trial = {k: settings[k] for k in ("same_task", "stop_on_success", "memory") if k in settings}
     env = mage_envs.make_trial(
         settings["env_id"],
-        num_episodes=settings.get("num_episodes", 3),
+        num_episodes=num_episodes,
         reflection=False,
         **trial,
         **settings.get("trial_kwargs", {}),
@@ -192,7 +194,8 @@ def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: lis
 
     settings = dict(settings)
     init_std = settings.pop("init_std", None)
-    corpus = env_pages(settings) if settings.pop("tokenizer_pages", False) else ()
+    attempts = settings.pop("tokenizer_pages", 0)
+    corpus = env_pages(settings, attempts) if attempts else ()
     model, tokenizer = build_tiny_model(seed=seed, init_std=init_std, extra_corpus=corpus)
     config = MetaRLConfig(
         output_dir=str(out),
