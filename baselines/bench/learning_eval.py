@@ -65,6 +65,20 @@ def exact_value(
     return value, {state: round(list(probs.values())[-1], 3) for state, probs in table.items()}
 
 
+def play_greedy(trainer: Any, plans: list) -> list:
+    """Play ``plans`` with the trainer's greedy policy (eval mode); return the trajectories."""
+    from mage_agents.rollout import collect
+
+    backend, was_training = trainer.backend, trainer.model.training
+    trainer.model.eval()
+    backend.greedy = True
+    try:
+        return collect(plans, trainer.new_agent, batch_size=len(plans))
+    finally:
+        backend.greedy = False
+        trainer.model.train(was_training)
+
+
 def episode_returns(
     trainer: Any, opponents: tuple[str, ...] = STYLES
 ) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
@@ -74,7 +88,7 @@ def episode_returns(
         Per opponent, the mean return of each episode over the six deals; and per opponent and
         deal (:data:`DEALS`), the return of each episode.
     """
-    from mage_agents.rollout import TrialPlan, collect
+    from mage_agents.rollout import TrialPlan
 
     args = trainer.args
     plans = [
@@ -99,15 +113,7 @@ def episode_returns(
         for opponent in opponents
         for seed in deal_seeds(args.env_id)
     ]
-    backend = trainer.backend
-    was_training = trainer.model.training
-    trainer.model.eval()
-    backend.greedy = True
-    try:
-        trajectories = collect(plans, trainer.new_agent, batch_size=len(plans))
-    finally:
-        backend.greedy = False
-        trainer.model.train(was_training)
+    trajectories = play_greedy(trainer, plans)
     result: dict[str, list[float]] = {}
     deals: dict[str, dict[str, list[float]]] = {}
     for opponent in opponents:

@@ -50,7 +50,8 @@ def mine_repeats(trajectory: Any) -> tuple[int, int]:
 
 def pass_scores(trainer: Any, seeds: tuple[int, ...] = EVAL_SEEDS) -> dict[str, Any]:
     """Return the greedy policy's pass@1..3 over ``seeds`` and its ``mine_repeats`` share."""
-    from mage_agents.rollout import TrialPlan, collect
+    from baselines.bench.learning_eval import play_greedy
+    from mage_agents.rollout import TrialPlan
 
     args = trainer.args
     trial_kwargs = {**trainer.trial_settings(), "stop_on_success": True}
@@ -68,15 +69,7 @@ def pass_scores(trainer: Any, seeds: tuple[int, ...] = EVAL_SEEDS) -> dict[str, 
         )
         for seed in seeds
     ]
-    backend = trainer.backend
-    was_training = trainer.model.training
-    trainer.model.eval()
-    backend.greedy = True
-    try:
-        trajectories = collect(plans, trainer.new_agent, batch_size=len(plans))
-    finally:
-        backend.greedy = False
-        trainer.model.train(was_training)
+    trajectories = play_greedy(trainer, plans)
     passes = [t.result.pass_at_k for t in trajectories]
     counts = [mine_repeats(t) for t in trajectories]
     later = sum(c[1] for c in counts)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE
 
-__all__ = ["interval95", "load_records", "point_at", "report"]
+__all__ = ["interval95", "load_records", "plot_pairs", "point_at", "report"]
 
 # two-sided 95% Student t quantiles by degrees of freedom (scipy is not a dependency)
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
@@ -151,7 +151,13 @@ def _signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
                 f"| {r['seed']} | {first:+.3f} | {final:+.3f} | {r['steps']} | "
                 f"{r['cpu_s']:.0f} | {r['wall_s']:.0f} |"
             )
-    _plot_signature_curves(variants, figures / "signature_curves.png")
+    plot_pairs(
+        variants,
+        figures / "signature_curves.png",
+        (lambda p: _style_mean(p["returns"], -1), lambda p: _style_mean(p["returns"], 0)),
+        ("final", "first"),
+        "exact return, mean of styles",
+    )
     lines.append(f"\n![curves]({figures.name}/signature_curves.png)")
     return lines
 
@@ -215,22 +221,36 @@ def _style_mean(returns: dict[str, list[float]], episode: int) -> float:
     return sum(r[episode] for r in returns.values()) / len(returns)
 
 
-def _plot_signature_curves(variants: dict[str, list[dict]], path: Path) -> None:
+def plot_pairs(
+    variants: dict[str, list[dict]],
+    path: Path,
+    lines: tuple[Callable[[dict], float], Callable[[dict], float]],
+    names: tuple[str, str],
+    ylabel: str,
+) -> None:
+    """Draw one panel per variant: per run, two figures of its scores against the step.
+
+    Args:
+        variants: Variant name -> run records.
+        path: The PNG written.
+        lines: The figure drawn solid and the one drawn dotted, each from a score point.
+        names: Their names in the panel titles.
+        ylabel: The y axis label.
+    """
     plt = _pyplot()
-    names = sorted(variants)
+    order = sorted(variants)
     fig, axes = plt.subplots(
-        1, len(names), figsize=(3.6 * len(names), 2.8), sharex=True, sharey=True
+        1, len(order), figsize=(3.6 * len(order), 2.8), sharex=True, sharey=True
     )
-    axes = [axes] if len(names) == 1 else list(axes)
-    for ax, name in zip(axes, names, strict=True):
+    axes = [axes] if len(order) == 1 else list(axes)
+    for ax, name in zip(axes, order, strict=True):
         for k, run in enumerate(variants[name]):
-            cpu = [p["cpu_s"] for p in run["curve"]]
-            color = f"C{k}"
-            ax.plot(cpu, [_style_mean(p["returns"], -1) for p in run["curve"]], color=color)
-            ax.plot(cpu, [_style_mean(p["returns"], 0) for p in run["curve"]], color=color, ls=":")
-        ax.set_title(f"{name}: final (solid), first (dotted)", fontsize=8)
-        ax.set_xlabel("process CPU s")
-    axes[0].set_ylabel("exact return, mean of styles")
+            steps = [p["step"] for p in run["curve"]]
+            ax.plot(steps, [lines[0](p) for p in run["curve"]], color=f"C{k}")
+            ax.plot(steps, [lines[1](p) for p in run["curve"]], color=f"C{k}", ls=":")
+        ax.set_title(f"{name}: {names[0]} (solid), {names[1]} (dotted)", fontsize=8)
+        ax.set_xlabel("optimizer step")
+    axes[0].set_ylabel(ylabel)
     fig.tight_layout()
     _save(fig, path)
 

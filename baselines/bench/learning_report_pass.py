@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from baselines.bench.learning_pass import ATTEMPTS, EVAL_SEEDS
-from baselines.bench.learning_report import _pyplot, _save, interval95
+from baselines.bench.learning_report import interval95, plot_pairs
 
 __all__ = ["minesweeper", "random_reference", "late_scores"]
 
@@ -100,7 +100,13 @@ def minesweeper(variants: dict[str, list[dict]], figures: Path) -> list[str]:
             + " | ".join(f"{v:.3f}" for v in ref)
             + f" | {ref[-1] - ref[0]:.3f} | - |"
         )
-    _plot(variants, figures / "minesweeper.png")
+    plot_pairs(
+        variants,
+        figures / "minesweeper.png",
+        (lambda p: p["pass_at_k"][-1], lambda p: p["pass_at_k"][0]),
+        ("pass@3", "pass@1"),
+        "greedy pass@k, 64 boards",
+    )
     lines.append(f"\n![pass@k curves]({figures.name}/minesweeper.png)")
     for name, runs in sorted(variants.items()):
         lines += ["", f"`{name}`:", ""]
@@ -118,22 +124,3 @@ def minesweeper(variants: dict[str, list[dict]], figures: Path) -> list[str]:
                 f"{r['cpu_s']:.0f} |"
             )
     return lines
-
-
-def _plot(variants: dict[str, list[dict]], path: Path) -> None:
-    plt = _pyplot()
-    names = sorted(variants)
-    fig, axes = plt.subplots(
-        1, len(names), figsize=(3.6 * len(names), 2.8), sharex=True, sharey=True
-    )
-    axes = [axes] if len(names) == 1 else list(axes)
-    for ax, name in zip(axes, names, strict=True):
-        for k, run in enumerate(variants[name]):
-            steps = [p["step"] for p in run["curve"]]
-            ax.plot(steps, [p["pass_at_k"][-1] for p in run["curve"]], color=f"C{k}")
-            ax.plot(steps, [p["pass_at_k"][0] for p in run["curve"]], color=f"C{k}", ls=":")
-        ax.set_title(f"{name}: pass@3 (solid), pass@1 (dotted)", fontsize=8)
-        ax.set_xlabel("optimizer step")
-    axes[0].set_ylabel("greedy pass@k, 64 boards")
-    fig.tight_layout()
-    _save(fig, path)
