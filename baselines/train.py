@@ -29,7 +29,7 @@ import yaml
 from rich.console import Console
 
 from baselines.settings import ready_configs, resolve_config
-from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, SMALL_MODEL_INIT_STD
+from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
 
 __all__ = ["main", "load_train_settings", "TRAIN_CONFIG_DIR", "build_parser"]
 
@@ -160,8 +160,8 @@ def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
         from mage_agents.tiny_model import build_tiny_model
 
         options = dict(settings.get("tiny_model") or {})
-        if _small_model(settings):
-            options.setdefault("init_std", SMALL_MODEL_INIT_STD)
+        if _small_model(settings):  # 64: build_tiny_model's default width
+            options.setdefault("init_std", init_std_for(options.get("hidden", 64)))
         return build_tiny_model(**options)
     path = Path(spec)
     if not (path / "config.json").is_file():

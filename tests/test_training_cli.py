@@ -101,6 +101,8 @@ def test_small_model_defaults_fill_what_a_config_leaves_out(tmp_path):
     assert (config.scale_advantages, config.strategy) == ("batch", "terse")
     model, _ = load_model(settings)
     assert float(model.lm_head.weight.std()) == pytest.approx(0.125, rel=0.05)
+    narrow, _ = load_model(settings | {"tiny_model": {"hidden": 32, "seed": 0}})
+    assert float(narrow.lm_head.weight.std()) == pytest.approx(32**-0.5, rel=0.05)
     published = build_config(settings | {"defaults": "published", "learning_rate": 3e-3})
     assert (published.action_choice, published.entropy_coef) == ("generate", 0.0)
     assert float(load_model(settings | {"defaults": "published"})[0].lm_head.weight.std()) < 0.05

@@ -11,19 +11,36 @@ them wherever a setting is not given.
 
 from __future__ import annotations
 
-__all__ = ["SMALL_MODEL_DEFAULTS", "SMALL_MODEL_INIT_STD"]
+from types import MappingProxyType
 
-SMALL_MODEL_DEFAULTS = {
-    "action_choice": "legal",  # sample among the legal moves: no mass on invalid text
-    "exploration_floor": 0.1,  # a uniform legal move mixed into training samples
-    "exploration_correction": False,  # corrected, a dropped move is never learned again
-    "scale_advantages": "batch",  # the group std erases the size of a win
-    "entropy_coef": 0.3,  # keeps the policy soft until it tells its states apart
-    "learning_rate": 3e-3,
-    "strategy": "terse",  # the observation alone: about half the tokens
-}
-"""MetaRLConfig settings for a small model trained from scratch."""
+__all__ = ["SMALL_MODEL_DEFAULTS", "SMALL_MODEL_INIT_STD", "init_std_for"]
 
-SMALL_MODEL_INIT_STD = 0.125
-"""Init std of the 64-wide tiny model (1/sqrt(hidden)): at transformers' 0.02 the attention
-paths start ~1e-3 of the residual stream and the policy never reads its input."""
+SMALL_MODEL_DEFAULTS = MappingProxyType(
+    {
+        "action_choice": "legal",  # sample among the legal moves: no mass on invalid text
+        "exploration_floor": 0.1,  # a uniform legal move mixed into training samples
+        "exploration_correction": False,  # corrected, a dropped move is never learned again
+        "scale_advantages": "batch",  # the group std erases the size of a win
+        "entropy_coef": 0.3,  # keeps the policy soft until it tells its states apart
+        "learning_rate": 3e-3,
+        "strategy": "terse",  # the observation alone: about half the tokens
+    }
+)
+"""MetaRLConfig settings for a small model trained from scratch (read-only)."""
+
+
+def init_std_for(hidden: int) -> float:
+    """Return the init std of a small model ``hidden`` wide trained from scratch: 1/sqrt(hidden).
+
+    At transformers' 0.02 the attention paths of a 64-wide model start ~1e-3 of the residual
+    stream, and a policy trained by RL from there never learns to read its input.
+
+    Example:
+        >>> init_std_for(64)
+        0.125
+    """
+    return float(hidden) ** -0.5
+
+
+SMALL_MODEL_INIT_STD = init_std_for(64)
+"""Init std of the 64-wide tiny model (the learning benchmark's)."""
