@@ -8,8 +8,9 @@ of three attempts that stop at the first win (LaMer's evaluation), with the trai
 Besides pass@k, the score says whether the policy reads its memory: ``mine_repeats`` is the share
 of later attempts that open a cell an earlier attempt showed to be a mine (its losing move, which
 the memory lists with its negative reward). A policy blind to its memory replays the losing
-attempt move for move, so its share is 1 whenever attempt 1 lost on a mine; reading the memory
-brings it down.
+attempt move for move, so it reopens the mine whenever attempt 1 lost on one; reading the memory
+brings the share down. Every later attempt counts, also one after an attempt that only ran out
+of turns (no mine to reopen).
 """
 
 from __future__ import annotations
