@@ -65,10 +65,32 @@ def exact_value(
     return value, {state: round(list(probs.values())[-1], 3) for state, probs in table.items()}
 
 
-def play_greedy(trainer: Any, plans: list) -> list:
-    """Play ``plans`` with the trainer's greedy policy (eval mode); return the trajectories."""
-    from mage_agents.rollout import collect
+def play_scored(
+    trainer: Any, cases: list[tuple[str | None, int]], num_episodes: int, stop_on_success: bool
+) -> list:
+    """Play one scoring trial per ``(opponent, task seed)`` with the greedy policy, in order.
 
+    The trials have the trainer's own trial settings (memory, templates, ...) but
+    ``num_episodes`` and ``stop_on_success`` of the score; the model is in eval mode meanwhile.
+    """
+    from mage_agents.rollout import TrialPlan, collect
+
+    args = trainer.args
+    trial_kwargs = {**trainer.trial_settings(), "stop_on_success": stop_on_success}
+    plans = [
+        TrialPlan(
+            trial_id=f"score|{opponent}|{seed}",
+            group_id=f"score|{opponent}|{seed}",
+            env_id=args.env_id,
+            task_seed=seed,
+            seed=seed,
+            opponent=opponent,
+            num_episodes=num_episodes,
+            env_kwargs=dict(args.env_kwargs),
+            trial_kwargs=trial_kwargs,
+        )
+        for opponent, seed in cases
+    ]
     backend, was_training = trainer.backend, trainer.model.training
     trainer.model.eval()
     backend.greedy = True
@@ -88,32 +110,9 @@ def episode_returns(
         Per opponent, the mean return of each episode over the six deals; and per opponent and
         deal (:data:`DEALS`), the return of each episode.
     """
-    from mage_agents.rollout import TrialPlan
-
     args = trainer.args
-    plans = [
-        TrialPlan(
-            trial_id=f"score|{opponent}|{seed}",
-            group_id=f"score|{opponent}|{seed}",
-            env_id=args.env_id,
-            task_seed=seed,
-            seed=seed,
-            opponent=opponent,
-            num_episodes=args.num_episodes,
-            env_kwargs=dict(args.env_kwargs),
-            trial_kwargs={
-                **args.trial_kwargs,
-                "same_task": args.same_task,
-                "stop_on_success": False,
-                "reflection": args.reflection,
-                "memory": args.memory,
-                "invalid_action_penalty": args.invalid_action_penalty,
-            },
-        )
-        for opponent in opponents
-        for seed in deal_seeds(args.env_id)
-    ]
-    trajectories = play_greedy(trainer, plans)
+    cases = [(opponent, seed) for opponent in opponents for seed in deal_seeds(args.env_id)]
+    trajectories = play_scored(trainer, cases, args.num_episodes, stop_on_success=False)
     result: dict[str, list[float]] = {}
     deals: dict[str, dict[str, list[float]]] = {}
     for opponent in opponents:

@@ -51,26 +51,10 @@ def mine_repeats(trajectory: Any) -> tuple[int, int]:
 
 def pass_scores(trainer: Any, seeds: tuple[int, ...] = EVAL_SEEDS) -> dict[str, Any]:
     """Return the greedy policy's pass@1..3 over ``seeds`` and its ``mine_repeats`` share."""
-    from baselines.bench.learning_eval import play_greedy
-    from mage_agents.rollout import TrialPlan
+    from baselines.bench.learning_eval import play_scored
 
-    args = trainer.args
-    trial_kwargs = {**trainer.trial_settings(), "stop_on_success": True}
-    plans = [
-        TrialPlan(
-            trial_id=f"score|{seed}",
-            group_id=f"score|{seed}",
-            env_id=args.env_id,
-            task_seed=seed,
-            seed=seed,
-            opponent=args.opponent,
-            num_episodes=ATTEMPTS,
-            env_kwargs=dict(args.env_kwargs),
-            trial_kwargs=trial_kwargs,
-        )
-        for seed in seeds
-    ]
-    trajectories = play_greedy(trainer, plans)
+    cases = [(trainer.args.opponent, seed) for seed in seeds]
+    trajectories = play_scored(trainer, cases, ATTEMPTS, stop_on_success=True)
     passes = [t.result.pass_at_k for t in trajectories]
     counts = [mine_repeats(t) for t in trajectories]
     later = sum(c[1] for c in counts)

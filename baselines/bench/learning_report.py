@@ -86,6 +86,16 @@ def _pyplot() -> Any:
     return plt
 
 
+def _panel_row(
+    count: int, width: float, height: float = 2.8, sharex: bool = True
+) -> tuple[Any, list]:
+    """Return a figure of ``count`` panels in a row (``width`` inches each, one y axis)."""
+    fig, axes = _pyplot().subplots(
+        1, count, figsize=(width * count, height), sharex=sharex, sharey=True
+    )
+    return fig, [axes] if count == 1 else list(axes)
+
+
 def _save(fig: Any, path: Path) -> None:
     """Write ``fig`` to ``path`` (its folder made if needed) and free it."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -94,12 +104,8 @@ def _save(fig: Any, path: Path) -> None:
 
 
 def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float) -> None:
-    plt = _pyplot()
     names = sorted(variants)
-    fig, axes = plt.subplots(
-        1, len(names), figsize=(3.2 * len(names), 2.8), sharex=True, sharey=True
-    )
-    axes = [axes] if len(names) == 1 else list(axes)
+    fig, axes = _panel_row(len(names), 3.2)
     for ax, name in zip(axes, names, strict=True):
         for run in variants[name]:
             curve = run["curve"]
@@ -237,12 +243,8 @@ def plot_pairs(
         names: Their names in the panel titles.
         ylabel: The y axis label.
     """
-    plt = _pyplot()
     order = sorted(variants)
-    fig, axes = plt.subplots(
-        1, len(order), figsize=(3.6 * len(order), 2.8), sharex=True, sharey=True
-    )
-    axes = [axes] if len(order) == 1 else list(axes)
+    fig, axes = _panel_row(len(order), 3.6)
     for ax, name in zip(axes, order, strict=True):
         for k, run in enumerate(variants[name]):
             steps = [p["step"] for p in run["curve"]]
@@ -256,11 +258,9 @@ def plot_pairs(
 
 
 def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
-    plt = _pyplot()
     names = sorted(bars)
     opponents = list(next(iter(bars.values())))
-    fig, axes = plt.subplots(1, len(opponents), figsize=(3.6 * len(opponents), 3), sharey=True)
-    axes = [axes] if len(opponents) == 1 else list(axes)
+    fig, axes = _panel_row(len(opponents), 3.6, height=3, sharex=False)
     for ax, opponent in zip(axes, opponents, strict=True):
         for k, name in enumerate(names):
             f, fh, g, gh = bars[name][opponent]
