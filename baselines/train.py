@@ -39,7 +39,7 @@ from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, settings_er
 from baselines.run_flags import add_import_option
 from baselines.settings import ready_configs, resolve_config
 from baselines.train_flags import add_field_flags, checked_values, field_values, set_values
-from baselines.train_folder import plan_run
+from baselines.train_folder import plan_run, write_final_from
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
 
 __all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
@@ -248,7 +248,7 @@ def train(
     import torch
     from transformers import PrinterCallback
 
-    from baselines.train_output import OutputCallback, write_curves
+    from baselines.train_output import OutputCallback
     from mage_agents.training import MetaRLTrainer
     from mage_agents.training.trials import check_trials
 
@@ -259,6 +259,9 @@ def train(
     if plan.message:
         console.print(plan.message, highlight=False)
     if plan.finished:
+        if plan.final_from is not None:
+            history = write_final_from(plan.final_from, settings["out"])
+            _write_results(Path(settings["out"]), history, settings, console)
         return None
     if config.use_cpu or not torch.cuda.is_available():
         torch.set_num_threads(1)  # two threads on two busy cores made steps 40x slower
@@ -290,16 +293,25 @@ def train(
     trainer.first_step = output.first_step or 0  # a resumed run trained from there on
     trainer.save_model(str(out / "final"))
     trainer.state.save_to_json(str(out / "final" / "trainer_state.json"))  # the run is finished
-    output.write(trainer.state.log_history)
+    _write_results(out, trainer.state.log_history, settings, console, trainer.args.should_save)
+    return trainer
+
+
+def _write_results(
+    out: Path, history: list, settings: dict[str, Any], console: Console, main: bool = True
+) -> None:
+    """Write the metrics files, the curves and (on the main process) ``index.html``."""
+    from baselines.train_output import OutputCallback, write_curves
+
+    OutputCallback(out, console, 0).write(history)
     if settings.get("plots", True):
-        written = write_curves(trainer.state.log_history, out / "curves.png")
+        written = write_curves(history, out / "curves.png")
         if written is None:
             console.print("No curves: matplotlib is missing (pip install 'mage-metarl[plots]').")
-    if trainer.args.should_save:  # the curves, evaluations and their sampled trials, to browse
+    if main:  # the curves, evaluations and their sampled trials, to browse
         from baselines.train_index import write_training_index
 
         write_training_index(out)
-    return trainer
 
 
 def _plain(value: Any) -> Any:

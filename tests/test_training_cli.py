@@ -106,6 +106,8 @@ def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):
 
     config = build_config({"out": str(tmp_path), "learning_rate": "1e-2", "use_cpu": True})
     assert config.learning_rate == 0.01
+    with pytest.raises(ValueError, match="learning_rate takes a number, not 'abc'"):
+        build_config({"out": str(tmp_path), "learning_rate": "abc", "use_cpu": True})
 
 
 def test_small_model_defaults_fill_what_a_config_leaves_out(tmp_path):

@@ -80,6 +80,47 @@ def test_restart_replaces_the_run(finished, tmp_path, capsys):
     assert yaml.safe_load((out / "config.yaml").read_text())["learning_rate"] == 0.05
 
 
+def test_a_run_stopped_before_it_wrote_final_gets_final_from_its_last_checkpoint(
+    finished, tmp_path, capsys
+):
+    out = copy_of(finished, tmp_path)
+    # killed after the last step's checkpoint, while final/ was being written
+    (out / "final" / "trainer_state.json").unlink()
+    (out / "metrics.jsonl").unlink()
+    assert main(["train", *TINY, "--out", str(out)]) == 0
+    assert "stopped before it wrote final/: writing final/ from checkpoint-2" in (
+        capsys.readouterr().out
+    )
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-2"]  # no step 3
+    final = out / "final"
+    weights = (out / "checkpoint-2" / "model.safetensors").read_bytes()
+    assert (final / "model.safetensors").read_bytes() == weights
+    assert (final / "trainer_state.json").is_file() and not (final / "optimizer.pt").exists()
+    assert (out / "metrics.jsonl").read_text().count('"step": 2') >= 1
+    assert main(["train", *TINY, "--out", str(out)]) == 0  # now it is the finished run
+    assert "already holds the finished run (2 steps)" in capsys.readouterr().out
+
+
+def test_an_extended_run_stopped_before_its_new_last_step_resumes_to_it(finished, tmp_path, capsys):
+    out = copy_of(finished, tmp_path)
+    longer = [*TINY[:2], "--max-steps", "3", *TINY[4:], "--extend", "--out", str(out)]
+    config = yaml.safe_load((out / "config.yaml").read_text())
+    # as `--extend --max-steps 3` leaves the folder when it is killed during step 3
+    (out / "config.yaml").write_text(yaml.safe_dump({**config, "max_steps": 3}, sort_keys=False))
+    assert main(["train", *longer]) == 0
+    text = capsys.readouterr().out
+    assert "Resuming from" in text and "step 3/3" in text
+    assert (out / "checkpoint-3").is_dir()
+
+
+def test_restart_also_removes_a_half_written_checkpoint(finished, tmp_path, capsys):
+    out = copy_of(finished, tmp_path)
+    (out / "checkpoint-7").mkdir()  # killed while saving: no trainer_state.json
+    (out / "checkpoint-7" / "model.safetensors").write_bytes(b"half")
+    assert main(["train", *TINY, "--restart", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-2"]
+
+
 @pytest.mark.parametrize(
     ("flags", "reason"),
     [

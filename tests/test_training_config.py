@@ -66,6 +66,9 @@ def test_the_defaults_are_the_published_ones(tmp_path):
         ({"move_entropy_bonus": -0.1}, "move_entropy_bonus is a bonus weight"),
         ({"action_choice": "legal", "entropy_coef": 0.3}, "rename entropy_coef to move_entropy"),
         ({"action_choice": "legal", "use_adaptive_entropy": True}, "whole vocabulary"),
+        ({"estimator": "rloo", "scale_advantages": "group"}, "RLOO's leave-one-out advantage"),
+        ({"temperature": 0.0}, "temperature divides the logits"),  # TRL's loss: 1 / 0
+        ({"temperature": -1.0}, "give a value > 0, not -1.0"),
     ],
 )
 def test_bad_settings_are_refused_with_the_reason(tmp_path, kwargs, reason):

@@ -186,6 +186,14 @@ def test_models_are_only_read_from_local_directories(tmp_path):
         MetaRLTrainer("Qwen/Qwen3-4B", tiny_config(tmp_path))
 
 
+def test_a_model_directory_given_as_a_path_loads_with_its_kl_reference(tmp_path, tiny):
+    model, tokenizer = tiny
+    model.save_pretrained(tmp_path / "model")
+    tokenizer.save_pretrained(tmp_path / "model")
+    trainer = MetaRLTrainer(tmp_path / "model", tiny_config(tmp_path / "run", beta=0.1))
+    assert trainer.ref_model is not None and trainer.processing_class is not None
+
+
 def test_rows_of_different_tasks_in_one_group_are_refused(tmp_path, tiny):
     model, tokenizer = tiny
     trainer = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)

@@ -154,7 +154,7 @@ class MetaRLConfig(GRPOConfig):
         default=0.0,
         metadata=_help(
             "With action_choice=legal: weight of a uniform legal move mixed into training "
-            "samples, importance-corrected, in [0, 1)."
+            "samples, in [0, 1) (counted as the policy's own unless exploration_correction)."
         ),
     )
 
@@ -198,11 +198,23 @@ class MetaRLConfig(GRPOConfig):
         _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
         _check_choice("statistics", self.statistics, STATISTICS)
         _check_choice("scale_advantages", self.scale_advantages, SCALINGS)
+        if self.estimator == "rloo" and self.scale_advantages == "group":
+            raise ValueError(
+                "RLOO's leave-one-out advantage has no group-std scaling (the estimator would "
+                "ignore it): use scale_advantages default (or none, the same for RLOO) or batch."
+            )
         _check_choice("strategy", self.strategy, tuple(STRATEGIES))
         for name in ("step_gamma", "traj_gamma"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} is a discount: it must lie in [0, 1], not {value}.")
+        if self.temperature <= 0:
+            # TRL's loss, generation and legal-move scoring divide the logits by it (TRL does not
+            # check: 0 fails in the first loss, a negative value trains the inverted policy)
+            raise ValueError(
+                "temperature divides the logits of sampling and of the loss: give a value > 0, "
+                f"not {self.temperature}."
+            )
         if self.omega < 0:
             raise ValueError(f"omega weights GiGPO's step term: it must be >= 0, not {self.omega}.")
         if self.invalid_action_penalty is not None and self.invalid_action_penalty < 0:

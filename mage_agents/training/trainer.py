@@ -50,7 +50,13 @@ from mage_agents.training.trl_contract import trl_contract_problems
 __all__ = ["MetaRLTrainer", "task_dataset"]
 
 STATE_FILE = "meta_rl_state.json"
-"""Written into every checkpoint: the trainer's own state (best evaluation so far)."""
+"""Written into every checkpoint: the trainer's own state (best evaluation so far, TRL's count of
+micro-steps, which places the step within its generation)."""
+
+BUFFER_FILE = "generation_buffer_{}.pt"
+"""Written, per process, into a checkpoint taken between the steps of one generation
+(``steps_per_generation > 1``): the rest of its batch, which TRL keeps only in memory, so the
+resumed run trains on what the uninterrupted one would."""
 
 
 def task_dataset(config: MetaRLConfig, count: int | None = None, first: int | None = None) -> Any:
@@ -102,7 +108,9 @@ class MetaRLTrainer(GRPOTrainer):
         if not isinstance(args, MetaRLConfig):
             raise TypeError(f"args must be a MetaRLConfig, not {type(args).__name__}.")
         check_trials(args)
-        if isinstance(model, str | Path) and not (Path(model) / "config.json").is_file():
+        if isinstance(model, Path):
+            model = str(model)  # TRL takes a directory as a str only
+        if isinstance(model, str) and not (Path(model) / "config.json").is_file():
             raise ValueError(
                 f"{model} is not a local model directory (no config.json): pass a folder saved "
                 "with save_pretrained, or a loaded model. Nothing is downloaded."
@@ -194,13 +202,15 @@ class MetaRLTrainer(GRPOTrainer):
         mode = "train" if self.model.training else "eval"
         group = self.num_generations if mode == "train" else self.num_generations_eval
         seeds = [int(row["seed"]) for row in inputs]
-        tag = f"{mode}{self.state.global_step}|p{self.accelerator.process_index}"
+        # a step that accumulates several generations (gradient_accumulation_steps larger than
+        # steps_per_generation) gives each its own stream and trial ids; the first keeps the step's
+        micro = self._step % self.args.gradient_accumulation_steps if mode == "train" else 0
+        step = (self.state.global_step, micro) if micro else (self.state.global_step,)
+        tag = f"{mode}{'.'.join(map(str, step))}|p{self.accelerator.process_index}"
         legal = isinstance(self.backend, LegalMoveBackend)
         if legal:
             self.backend.clear()  # the sampling records of this batch only
-        seed = stream_seed(
-            self.args.seed, "rollout", self.state.global_step, self.accelerator.process_index
-        )
+        seed = stream_seed(self.args.seed, "rollout", *step, self.accelerator.process_index)
         with random_stream(seed):
             trajectories = self.play(self.plan(seeds, group, tag))
         advantages = self.advantages(trajectories)
@@ -369,22 +379,38 @@ class MetaRLTrainer(GRPOTrainer):
     # -- state that survives resume ------------------------------------------------------------
 
     def _save_checkpoint(self, model: Any, trial: Any) -> None:
-        super()._save_checkpoint(model, trial)
+        # ours first: TRL's trainer_state.json, written last, marks a checkpoint complete
+        folder = Path(self._get_output_dir(trial=trial)) / f"checkpoint-{self.state.global_step}"
+        folder.mkdir(parents=True, exist_ok=True)
+        generate_every = self.args.steps_per_generation * self.num_iterations
+        if self._buffered_inputs is not None and self._step % generate_every != 0:
+            buffer = folder / BUFFER_FILE.format(self.accelerator.process_index)
+            torch.save(self._buffered_inputs, buffer)
         if self.args.should_save:
-            folder = (
-                Path(self._get_output_dir(trial=trial)) / f"checkpoint-{self.state.global_step}"
-            )
-            (folder / STATE_FILE).write_text(json.dumps({"best": self.best}, indent=1))
+            state = {"best": self.best, "micro_step": self._step}
+            (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
+        super()._save_checkpoint(model, trial)
+
+    def _restore(self, checkpoint: Path) -> None:
+        """Restore what TRL's checkpoint lacks: the best so far and the generation in progress."""
+        if (checkpoint / STATE_FILE).is_file():
+            state = json.loads((checkpoint / STATE_FILE).read_text())
+            self.best = state["best"]
+            self._step = int(state.get("micro_step", 0))  # TRL restarts it at 0
+        buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
+        if buffer.is_file():
+            device = self.accelerator.device
+            self._buffered_inputs = torch.load(buffer, map_location=device, weights_only=True)
 
     def train(self, resume_from_checkpoint: str | bool | None = None, **kwargs: Any) -> Any:
-        """Train (see ``transformers.Trainer.train``); a resumed run also restores the best."""
+        """Train (see ``transformers.Trainer.train``); a resumed run restores our state too."""
         checkpoint = resume_from_checkpoint
         if checkpoint is True:
             from transformers.trainer_utils import get_last_checkpoint
 
             checkpoint = get_last_checkpoint(self.args.output_dir)
-        if checkpoint and (Path(checkpoint) / STATE_FILE).is_file():
-            self.best = json.loads((Path(checkpoint) / STATE_FILE).read_text())["best"]
+        if checkpoint:
+            self._restore(Path(checkpoint))
         try:
             return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
         finally:
