@@ -107,14 +107,24 @@ def _stand_in(env_id, kwargs):
     return other, {k: v for k, v in kwargs.items() if k not in dropped}
 
 
-def _first_pages(env, seed):
-    """The first page, and the page after the first legal answer (the answer rules at work)."""
+def _pages(env, seed, answers=None):
+    """Every page of one trial, and the answers given: ``answers`` in turn, else an unreadable
+    answer first (the answer rules' feedback is on the next page), then the first legal one."""
+    pages, chosen = [], []
     try:
-        first, info = env.reset(seed=seed)
-        second = env.step(info["legal_actions"][0])[0]
+        page, info = env.reset(seed=seed)
+        done = False
+        while not done:
+            pages.append(page)
+            answer = info["legal_actions"][0] if info.get("legal_actions") else "I reflect."
+            answer = "I am not sure." if not chosen else answer
+            answer = answers[len(chosen)] if answers else answer
+            chosen.append(answer)
+            page, _, terminated, truncated, info = env.step(answer)
+            done = terminated or truncated
     finally:
         env.close()
-    return first, info, second
+    return pages, chosen
 
 
 def test_every_paper_config_is_covered():
@@ -137,14 +147,15 @@ def test_a_training_trial_shows_the_evaluation_presets_pages(name, tmp_path):
         trial = replace(trial, num_episodes=1, reflection=False)
     theirs = TrialPlanner(env_id, config.opponent, {**published, **shown}, trial)
     train_env = make_trial_env(replace(ours, env_id=env_id, env_kwargs=train_kwargs))
-    page, info, second = _first_pages(train_env, 7)
-    their_page, their_info, their_second = _first_pages(make_trial_env(theirs.plan(7, 0)), 7)
-    assert page == their_page and second == their_second
+    pages, answers = _pages(train_env, 7)
+    their_pages, _ = _pages(make_trial_env(theirs.plan(7, 0)), 7, answers)
+    assert len(pages) > 1 and pages == their_pages  # every page, reflections included
     assert config.trial.templates == preset["trial"].templates
     strategy = STRATEGIES[config.strategy]()
     their_strategy = STRATEGIES[preset["model_options"]["strategy"]]()
-    assert strategy.chat(page, info, []) == their_strategy.chat(their_page, their_info, [])
-    assert strategy.chat(page, info, []) == [{"role": "user", "content": page}]
+    for page in (pages[0], pages[-1]):
+        chat = strategy.chat(page, {}, [])
+        assert chat == their_strategy.chat(page, {}, []) == [{"role": "user", "content": page}]
 
 
 @pytest.mark.parametrize("name", PAPER_CONFIGS)
