@@ -171,3 +171,15 @@ def test_the_budget_is_the_published_one(name, tmp_path):
     assert config.evaluation_steps == 5 * per_generation
     assert config.save_steps == 10 * per_generation
     assert config.lr_scheduler_type.value == "constant"  # verl's warmup_style: constant
+
+
+@pytest.mark.parametrize("name", [n for n in PAPER_CONFIGS if "_kuhn_" in n])
+def test_the_exact_kuhn_evaluation_scores_answers_the_env_reads_as_the_move(name, tmp_path):
+    # the exact evaluation scores answer_template.format(action=move) for each legal move
+    config = _training_config(name, tmp_path)
+    env = make_trial_env(trial_planner(config).plan(0, 0))
+    _, info = env.reset(seed=0)
+    for move in info["legal_actions"]:
+        env.reset(seed=0)
+        *_, after = env.step(config.answer_template.format(action=move))
+        assert not after["invalid_action"], f"{name}: {move!r} written as the template says"
