@@ -183,3 +183,27 @@ def test_the_exact_kuhn_evaluation_scores_answers_the_env_reads_as_the_move(name
         env.reset(seed=0)
         *_, after = env.step(config.answer_template.format(action=move))
         assert not after["invalid_action"], f"{name}: {move!r} written as the template says"
+
+
+def test_a_paper_config_trains_a_step_on_the_published_pages(tmp_path):
+    # mage_kuhn_qwen3_4b's pages, answer rules and strategy, at the tiny model's size
+    import json
+
+    from rich.console import Console
+
+    from baselines.train import train
+
+    settings = _read_config(Path("mage_kuhn_qwen3_4b"))
+    settings |= {"out": str(tmp_path), "model": "tiny", "lora": None, "use_vllm": False}
+    settings |= {"bf16": False, "gradient_checkpointing": False, "use_cpu": True, "beta": 0.0}
+    settings |= {"num_generations": 2, "per_device_train_batch_size": 2, "max_steps": 1}
+    settings |= {"steps_per_generation": 1, "max_completion_length": 4, "evaluation_steps": 0}
+    settings |= {"save_steps": 1, "evaluation_opponents": [], "report_to": []}
+    trainer = train(settings, Console(width=200))
+    assert trainer.args.strategy == "paper" and trainer.args.trial.templates == "mage"
+    rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
+    (entry,) = [row for row in rows if "loss" in row]
+    # the random tiny model answers off the published format: MAGE's 6 turns an attempt, each
+    # invalid (-2), 3 attempts and 2 reflections: 20 rows a trial
+    assert entry["rows"] == 40 and entry["trial/turns"] == 20
+    assert entry["trial/invalid_rate"] == 1.0 and entry["trial/final_return"] == -12.0
