@@ -35,6 +35,7 @@ __all__ = [
     "cut_at_stop",
     "read_move",
     "PARSE_MODES",
+    "MOVE_LIST_HEADINGS",
     "register_strategy",
 ]
 
@@ -46,6 +47,11 @@ ANSWER_TAG = "</action>"
 
 ANSWER_STOPS = (ANSWER_TAG, "</reflection>")
 """The closing answer tags: every backend stops generating at the first of them by default."""
+
+
+MOVE_LIST_HEADINGS = ("legal moves:", "available actions:", "admissible actions:")
+"""Headings under which an observation already lists its moves (the games, WebShop and ShopSim,
+ALFWorld): a strategy does not list them again after such a page."""
 
 
 def cut_at_stop(text: str, stops: Sequence[str]) -> str:
@@ -180,7 +186,7 @@ class Strategy:
         """Return the chat prompt for one step."""
         instruction = self.reflect_instruction if is_reflect(info) else self.play_instruction
         legal = info.get("legal_actions")
-        shown = "legal moves:" in observation.lower()  # the suite's envs list them already
+        shown = any(heading in observation.lower() for heading in MOVE_LIST_HEADINGS)
         moves = (
             f"\nLegal moves: {', '.join(legal)}."
             if legal and not shown and not is_reflect(info)

@@ -53,6 +53,24 @@ def test_zero_shot_and_react_prompts():
     assert "<reflection>" in reflect and "Legal moves" not in reflect
 
 
+def test_a_page_that_lists_its_moves_is_not_followed_by_the_list_again():
+    import gymnasium as gym
+
+    import mage_envs  # noqa: F401
+
+    env = gym.make("mage/ShopSim-v0", num_products=20)
+    page, info = env.reset(seed=0)
+    page, _, _, _, info = env.step(info["legal_actions"][0])  # a results page: many clicks
+    assert "Available actions:" in page and len(info["legal_actions"]) > 3
+    content = ZeroShot().chat(page, info, [])[1]["content"]
+    assert content.count("click[") == page.count("click[") and "Legal moves" not in content
+    kuhn = gym.make("mage/KuhnPoker-v0")
+    page, info = kuhn.reset(seed=0)
+    assert ZeroShot().chat(page, info, [])[1]["content"].count("Legal moves:") == 1
+    for heading in ("Admissible actions: go to desk 1, look.", "Legal moves: bet."):
+        assert "Legal moves: check" not in ZeroShot().chat(heading, KUHN, [])[1]["content"]
+
+
 def test_reflexion_keeps_the_last_three_reflections_in_its_memory_format():
     agent = LLMAgent(
         EchoBackend([f"<reflection>plan {i}</reflection>" for i in range(5)]), "reflexion"

@@ -159,12 +159,29 @@ def test_custom_board_won_by_the_first_click_is_rejected():
     assert not info["success"] and info["legal_actions"]
 
 
-def test_rewards_scale():
+def test_rewards_scale_but_penalties_are_charged_as_given():
     env, *_ = _wall_env(reward_scale=2.0, mine_reward=-1.0)
-    assert env.step("(1, 1)")[1] == -2.0
+    assert env.step("(1, 1)")[1] == -1.0  # already open: the penalty, not scaled
     assert env.step("(3, 6)")[1] == 4.0
     assert env.step("(1, 4)")[1] == 1.0
     assert env.step("(2, 3)")[1] == -2.0
+    env, *_ = _wall_env(reward_scale=10.0, invalid_action_penalty=0.5, no_effect_penalty=0.25)
+    assert env.step("(1, 1)")[1] == -0.25 and env.step("nothing")[1] == -0.5
+
+
+def test_lamers_training_costs_a_no_effect_click_1_and_an_unreadable_answer_1_5():
+    # LaMer's env gives -1 for a click that changes nothing; its projection plays an unreadable
+    # answer as (-1, -1), off the board (-1), and its trainer adds the format penalty 0.5
+    kwargs = dict(answer_rules="lamer", invalid_action_penalty=0.5, no_effect_penalty=1.0)
+    env, *_ = _wall_env(**kwargs)
+    _, reward, _, _, info = env.step("<action>(1, 1)</action>")
+    assert reward == -1.0 and not info["invalid_action"]
+    _, reward, _, _, info = env.step("(1, 1)")  # no tag
+    assert reward == -1.5 and info["invalid_action"]
+    plain, *_ = _wall_env(answer_rules="lamer")  # no no_effect_penalty: one cost (evaluation)
+    assert plain.step("(1, 1)")[1] == plain.step("<action>(1, 1)</action>")[1] == -1.0
+    with pytest.raises(ValueError, match="no_effect_penalty must be >= 0"):
+        _wall_env(no_effect_penalty=-1)
 
 
 def test_invalid_moves_change_nothing():

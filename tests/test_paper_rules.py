@@ -44,7 +44,10 @@ def turn_rewards(level, turns, rules):
 
 
 def test_the_paper_config_selects_lamers_sokoban_rules():
-    assert paper_env_kwargs("lamer_sokoban", "mage/Sokoban-v0") == {"turn_rules": "lamer"}
+    assert paper_env_kwargs("lamer_sokoban", "mage/Sokoban-v0") == {
+        "turn_rules": "lamer",
+        "invalid_action_penalty": 0,  # LaMer's evaluation charged no format penalty
+    }
     assert gym.make("mage/Sokoban-v0").unwrapped.turn_rules == "ours"
 
 
@@ -90,8 +93,9 @@ def test_lamer_cuts_a_turn_to_the_moves_per_turn_setting():
 
 def test_lamer_reads_only_the_action_tag_and_the_first_word_each_piece_contains():
     env = sokoban(turn_rules="lamer")
-    _, reward, _, _, info = env.step("right")  # no tag: LaMer plays "still"
-    assert info["invalid_action"] and info["moves_made"] == 0 and reward == pytest.approx(-0.1)
+    _, reward, _, _, info = env.step("right")  # no tag: LaMer plays "still" (-0.1)
+    # ... and the env charges its invalid_action_penalty (0.1 by default) on top
+    assert info["invalid_action"] and info["moves_made"] == 0 and reward == pytest.approx(-0.2)
     _, _, _, _, info = env.step("<action>go left then up, Right</action>")  # "up" comes first
     assert not info["invalid_action"] and info["moves_applied"] == ["right"]
     assert info["moves_made"] == 2  # the blocked "up" counted as a move
@@ -106,6 +110,16 @@ def test_moves_after_the_solve_score_the_solve_bonus_again():
     # sums the turn's moves: -0.1 + 10.9)
     assert turn_rewards(level, ["right, right, left"], "lamer-fixed") == [(10.9, True, True)]
     assert turn_rewards(level, ["right, right, left"], "ours") == [(10.8, True, True)]
+
+
+@pytest.mark.parametrize(("penalty", "expected"), [(0.0, -0.1), (0.5, -0.6)])
+def test_an_unreadable_answer_costs_still_and_the_format_penalty(penalty, expected):
+    # LaMer's evaluation: still's -0.1 alone; its training: -0.1 and the trainer's 0.5
+    env = sokoban(turn_rules="lamer", invalid_action_penalty=penalty)
+    _, reward, _, _, info = env.step("I would go right")
+    assert info["invalid_action"] and reward == pytest.approx(expected)
+    _, reward, _, _, info = env.step("<action>still</action>")  # read: no penalty
+    assert not info["invalid_action"] and reward == pytest.approx(-0.1)
 
 
 def test_a_solve_undone_in_the_same_turn_still_counts_as_won():

@@ -40,7 +40,9 @@ def trial(spec):
     kind, memory = spec["env"], spec.get("memory", "reflection_only")
     if kind == "sokoban":
         settings = {**PAPER_TRIAL_SETTINGS["lamer"], "memory": memory}
-        env = mage_envs.make_trial("mage/Sokoban-v0", turn_rules="lamer", **settings)
+        # the env's rewards: LaMer's trainer adds its format penalty, the env charges none
+        penalty = {"invalid_action_penalty": 0}
+        env = mage_envs.make_trial("mage/Sokoban-v0", turn_rules="lamer", **penalty, **settings)
         return env, {"seed": 0, "options": {"level": spec["level"]}}
     if kind == "minesweeper":
         settings = {**PAPER_TRIAL_SETTINGS["lamer"], "memory": memory}

@@ -71,7 +71,8 @@ def test_the_paper_configs_hold_the_published_numbers(name, tmp_path):
     assert trial.same_task and trial.stop_on_success
     if estimator == "mage":  # single-player: no opponents to normalise by
         assert config.differential_reward and not config.opponent_normalization
-    assert settings["model"] == "models/Qwen3-4B" and "templates" not in trial.non_defaults()
+    assert settings["model"] == "models/Qwen3-4B" and config.strategy == "paper"
+    assert trial.templates == ("mage" if estimator == "mage" else "lamer")
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED))

@@ -205,7 +205,7 @@ def test_values_with_brackets_and_non_ascii_are_clicked_as_shown(data):
 
 
 def test_invalid_moves_give_feedback_and_change_nothing(data):
-    env = make(data, invalid_action_penalty=0.5, reward_scale=2)
+    env = make(data, invalid_action_penalty=1.0, reward_scale=2)  # charged as given
     obs, info = env.reset(seed=0)
     for move in ["buy it now", "click[buy now]", "search[]", "click[b000000001]", ""]:
         before = info

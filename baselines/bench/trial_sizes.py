@@ -1,17 +1,19 @@
-"""Benchmark: how many sample rows and prompt characters one training step of a config makes.
+"""Benchmark: how many sample rows and prompt characters one generation of a config makes.
 
-Each model turn of a trial (a move or a reflection) is one sample row of the step, with its
+Each model turn of a trial (a move or a reflection) is one sample row of the generation (the
+trials of one rollout batch, which feeds ``steps_per_generation`` optimizer steps), with its
 prompt. For a training config, trials are played through the trial settings the trainer uses
 (the config's ``trial``: memory, history window, reflections, stop on success) by a
 random-legal agent, and each turn's prompt is built by the config's prompting strategy as a model
 would see it. A random agent rarely wins, so its trials run to the turn limits: the figures are
-near the most a step can hold, the sizes to plan memory and speed for.
+near the most a generation can hold, the sizes to plan memory and speed for.
 
 Printed per config: the env measured (WebShop's and ALFWorld's official data are not shipped:
 without them the generated shop and games stand in, same pages and engine), model turns per
-trial (mean, max), rows per step (trials a step x the mean), prompt characters per row (mean,
-95th percentile, max), and prompt characters per step. Tokens are not counted (no model's
-tokenizer is on disk here); at about 4 characters a token for English text, divide by 4.
+trial (mean, max), rows per generation (trials a generation x the mean), prompt characters per
+row (mean, 95th percentile, max), and prompt characters per generation. Tokens are not counted
+(no model's tokenizer is on disk here); at about 4 characters a token for English text, divide
+by 4.
 
 Usage: ``python -m baselines.bench trial_sizes [--config NAME ...] [--trials N]`` (default: the
 WebShop and ALFWorld ``*_qwen3_4b`` configs, 16 trials each; a few seconds each, plus the first
@@ -116,8 +118,8 @@ def main(argv: list[str]) -> None:
         names = [n for n in names if "alfworld" not in n]
         print("(the alfworld extra is not installed: the ALFWorld configs are left out)")
     print(
-        f"{'config':26} {'env measured':28} {'turns/trial':>12} {'rows/step':>9} "
-        f"{'prompt chars/row mean p95 max':>30} {'chars/step':>10}"
+        f"{'config':26} {'env measured':28} {'turns/trial':>12} {'rows/gen':>9} "
+        f"{'prompt chars/row mean p95 max':>30} {'chars/gen':>10}"
     )
     for name in names:
         s = measure(name, args.trials)

@@ -4,10 +4,12 @@ At reset a layout is drawn from the seed and the first click, never a mine, is m
 (LaMer). Each turn the agent opens one cell, written ``(row, col)`` 1-indexed, or, when flags are
 on, toggles a flag with ``flag (row, col)``.
 
-Rewards (LaMer's table, each a parameter, all multiplied by ``reward_scale``):
+Rewards (LaMer's table, each a parameter; the game's rewards are multiplied by ``reward_scale``,
+the two penalties are charged as given):
 
 ============================================  =========================
-an invalid or no-effect answer                ``-invalid_action_penalty`` (1)
+an invalid answer (no cell read)              ``-invalid_action_penalty`` (1)
+a click that changes nothing (open, off)      ``-no_effect_penalty`` (default: the above)
 opening exactly one cell                      ``reveal_reward`` (0.5)
 opening several cells at once (a cascade)     ``cascade_reward`` (2)
 the move that opens the last safe cell        ``win_reward`` (10), instead of the above
@@ -23,7 +25,11 @@ mine (losing is already the end of the episode) and enough turns to open every s
 (:func:`~mage_envs.projections.lamer_minesweeper`: the first ``(row, col)`` inside the first
 ``<action>`` tag, which is required). Only an answer it cannot read is invalid there; a cell that
 changes nothing (already open, off the board) costs the same but is a valid answer, as LaMer's
-trainer counted it.
+trainer counted it. LaMer's env charged -1 for such a click and its trainer 0.5 more for an
+unreadable answer (which its projection played as ``(-1, -1)``, off the board): with
+``no_effect_penalty`` set, an unreadable answer under ``answer_rules="lamer"`` costs
+``no_effect_penalty + invalid_action_penalty`` (the ``*_minesweeper_qwen3_4b`` training configs:
+1 and 0.5, so -1 and -1.5 as LaMer's training).
 """
 
 from __future__ import annotations
@@ -61,8 +67,10 @@ class MinesweeperEnv(TextPuzzleEnv):
         cascade_reward: Reward for a move that opens several cells.
         win_reward: Reward for the move that wins (replaces the reveal or cascade reward).
         mine_reward: Reward for opening a mine (the episode ends either way).
-        invalid_action_penalty: Cost of an invalid or no-effect answer.
-        reward_scale: Multiplies every reward and penalty above.
+        invalid_action_penalty: Cost of an invalid answer, as given (not scaled).
+        no_effect_penalty: Cost of a click that changes nothing, as given; ``None``:
+            ``invalid_action_penalty`` (module docstring).
+        reward_scale: Multiplies the game's rewards above (not the two penalties).
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         answer_rules: ``"ours"`` (default) or ``"lamer"``: how an answer is read (module
             docstring).
@@ -91,6 +99,7 @@ class MinesweeperEnv(TextPuzzleEnv):
         win_reward: float = 10.0,
         mine_reward: float = 0.0,
         invalid_action_penalty: float = 1.0,
+        no_effect_penalty: float | None = None,
         reward_scale: float = 1.0,
         render_mode: str | None = None,
         answer_rules: str = "ours",
@@ -100,7 +109,10 @@ class MinesweeperEnv(TextPuzzleEnv):
             raise ValueError(f"answer_rules must be one of {ANSWER_RULES}, not {answer_rules!r}.")
         self.answer_rules = answer_rules
         steps = height * width - num_mines if max_steps is None else max_steps
-        super().__init__(steps, invalid_action_penalty * reward_scale, render_mode)
+        super().__init__(steps, invalid_action_penalty, render_mode)
+        if no_effect_penalty is not None and not no_effect_penalty >= 0:
+            raise ValueError(f"no_effect_penalty must be >= 0 or None, not {no_effect_penalty!r}.")
+        self.no_effect_reward = None if no_effect_penalty is None else -float(no_effect_penalty)
         self.height, self.width, self.num_mines = int(height), int(width), int(num_mines)
         self.allow_flags = bool(allow_flags)
         self.safe_opening = bool(safe_opening)
@@ -173,7 +185,7 @@ class MinesweeperEnv(TextPuzzleEnv):
             text = f"{problem} Nothing changed."
             text = self.invalid_rule.feedback(text) if invalid else f"No effect: {text}"
             obs = self._show(self._page(text + self._ending(truncated)))
-            return obs, self.invalid_rule.reward, False, truncated, self._info(invalid, ())
+            return obs, self._problem_reward(move), False, truncated, self._info(invalid, ())
         if move.flag:
             self.board.toggle_flag(move.row, move.col)
             state = "flagged" if self.board.flagged[move.row, move.col] else "unflagged"
@@ -185,6 +197,16 @@ class MinesweeperEnv(TextPuzzleEnv):
         truncated = self._out_of_turns(terminated)
         obs = self._show(self._page(text + self._ending(truncated)))
         return obs, reward, terminated, truncated, self._info(False, result.opened)
+
+    def _problem_reward(self, move: CellMove | None) -> float:
+        """The reward of an answer that opens nothing: unreadable, or a click with no effect."""
+        if self.no_effect_reward is None:
+            return self.invalid_rule.reward
+        if move is not None:
+            return self.no_effect_reward
+        if self.answer_rules == "lamer":  # LaMer's (-1, -1) click, plus its format penalty
+            return self.no_effect_reward + self.invalid_rule.reward
+        return self.invalid_rule.reward
 
     def _read(self, action: object) -> CellMove | None:
         """The move an answer names, under the env's answer rules."""

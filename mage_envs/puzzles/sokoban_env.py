@@ -60,7 +60,9 @@ class SokobanEnv(TextPuzzleEnv):
         box_on_target_reward: Reward for pushing a box onto a target (and cost of pushing it off).
         success_reward: Bonus when every box is on a target.
         invalid_action_penalty: Cost of an invalid turn (under LaMer's rules an unreadable answer
-            plays ``still`` and costs ``step_penalty``, as in LaMer).
+            plays ``still``, which costs ``step_penalty``, and costs this on top, as LaMer's
+            trainer charged its format penalty: 0 reproduces LaMer's evaluation, 0.5 its
+            training).
         end_on_deadlock: End the episode (terminated) as soon as a deadlock is detected
             (``info["deadlock"]`` reports it either way).
         turn_rules: ``"ours"`` (default), ``"lamer"`` or ``"lamer-fixed"`` (module docstring).
@@ -230,6 +232,8 @@ class SokobanEnv(TextPuzzleEnv):
         obs, info = self._reply(text, invalid=not valid, applied=turn.applied, stuck=stuck)
         info["success"] = self._won
         reward = turn.rewards[-1] if self.turn_reward == "last" else sum(turn.rewards)
+        if not valid:  # LaMer's trainer charged its format penalty on top of still's -0.1
+            reward -= self.invalid_rule.penalty
         return obs, reward, terminated, truncated, info
 
     def _lamer_feedback(self, turn: LamerTurn, valid: bool, cut: bool) -> str:

@@ -53,8 +53,8 @@ class ShopSimEnv(ShopEnv):
         reward_mode: ``"score"`` (default) or ``"success"``.
         reward: ``"original"`` (default) or ``"fixed"``; ShopSim's goals are human-style
             (option values only), which both rules score the same.
-        reward_scale: Multiplies the reward and the invalid-action penalty.
-        invalid_action_penalty: Cost of an invalid move (default 0).
+        reward_scale: Multiplies the reward, not the invalid-action penalty.
+        invalid_action_penalty: Cost of an invalid move, as given (default 0).
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         answer_rules: ``"ours"`` (default), or ``"lamer"`` / ``"mage"``: the published reading
             of an answer (:class:`~mage_envs.webshop.shop_env.ShopEnv`).

@@ -35,8 +35,8 @@ class WebShopEnv(ShopEnv):
             purchase only).
         reward: ``"original"`` (default: WebShop's rule for a synthetic goal's options,
             comparable with published numbers) or ``"fixed"`` (the option values alone).
-        reward_scale: Multiplies the reward and the invalid-action penalty (LaMer: 10).
-        invalid_action_penalty: Cost of an invalid move (default 0, as WebShop).
+        reward_scale: Multiplies the reward (LaMer: 10), not the invalid-action penalty.
+        invalid_action_penalty: Cost of an invalid move, as given (default 0, as WebShop).
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         answer_rules: ``"ours"`` (default), or ``"lamer"`` / ``"mage"``: the published reading
             of an answer (:class:`~mage_envs.webshop.shop_env.ShopEnv`).

@@ -49,9 +49,10 @@ class ShopEnv(TextPuzzleEnv):
             numbers) or ``"fixed"`` (a synthetic goal's option values compared alone); see
             :data:`~mage_envs.webshop.reward.REWARD_RULES`. The purchase's
             ``info["reward_terms"]["rule"]`` says which one scored it.
-        reward_scale: Multiplies the purchase reward and the invalid-action penalty (LaMer: 10).
-        invalid_action_penalty: Subtracted for a move that is not valid on the page (default 0:
-            WebShop's reward for it).
+        reward_scale: Multiplies the purchase reward (LaMer: 10); not the penalty.
+        invalid_action_penalty: Subtracted, as given (not scaled by ``reward_scale``), for a
+            move that is not valid on the page (default 0: WebShop's reward for it; LaMer's 0.5
+            on its 0/10 reward is ``invalid_action_penalty=0.5, reward_scale=10``).
         render_mode: ``None``, ``"ansi"`` or ``"human"``.
         answer_rules: ``"ours"`` (default), or ``"lamer"`` / ``"mage"`` (module docstring).
     """
@@ -71,7 +72,8 @@ class ShopEnv(TextPuzzleEnv):
         render_mode: str | None = None,
         answer_rules: str = "ours",
     ) -> None:
-        super().__init__(max_steps, invalid_action_penalty * reward_scale, render_mode)
+        # the penalty is charged as given, in the scaled reward's units (as every env of the suite)
+        super().__init__(max_steps, invalid_action_penalty, render_mode)
         if answer_rules not in ANSWER_RULES:
             raise ValueError(f"answer_rules must be one of {ANSWER_RULES}, not {answer_rules!r}.")
         self.answer_rules = answer_rules
