@@ -17,7 +17,8 @@ from typing import Any, Protocol, runtime_checkable
 
 from gymnasium import spaces
 
-from mage_envs.opponents import Opponent, SeatView
+from mage_envs.games.views import render_view
+from mage_envs.opponents import Opponent, PageReader, SeatView
 from mage_envs.opponents.random_legal import RandomLegalPolicy
 
 __all__ = ["AgentPolicy", "FunctionPolicy", "OpponentSeat", "RandomLegalPolicy", "as_policy"]
@@ -83,7 +84,11 @@ class OpponentSeat:
             )
         aec = self._env.aec
         seat = aec.possible_agents.index(aec.agent_selection)
-        return self.opponent.act(SeatView.from_state(state, seat))
+        page = None
+        text_game = getattr(aec, "text_game", None)
+        if isinstance(self.opponent, PageReader) and text_game is not None:
+            page = render_view(text_game, state, seat)  # the acting seat's own page
+        return self.opponent.act(SeatView.from_state(state, seat, page=page))
 
 
 def as_policy(spec: Any, env: Any = None) -> AgentPolicy:
