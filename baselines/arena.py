@@ -88,6 +88,10 @@ def play_arena(
     progress: Any = None,
 ) -> ArenaReport:
     """Play (or resume) an arena and compute its figures (see the module docstring)."""
+    if anchor is None:
+        anchor = "random" if "random" in names else names[0]
+    if anchor not in names:
+        raise ValueError(f"--anchor {anchor!r} is not one of the players ({', '.join(names)}).")
     players = Players(env_id, names)
     store = ResultsFile(None if out is None else Path(out) / "results.jsonl")
     planned = schedule(names, games, seed)
