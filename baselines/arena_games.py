@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
 import pyspiel
 
 from mage_envs.games.openspiel_env import sample_chance
@@ -35,12 +34,15 @@ from mage_envs.opponents import (
     Opponent,
     OpponentFault,
     OpponentForfeit,
-    PageReader,
     SeatView,
     make_opponent,
 )
+from mage_envs.opponents.text_opponent import reads_page
 
 __all__ = ["ArenaGame", "Players", "schedule", "play", "game_id", "player_spec"]
+
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)
+_CHANCE = int(pyspiel.PlayerId.CHANCE)
 
 
 @dataclass(frozen=True)
@@ -59,10 +61,11 @@ class ArenaGame:
     deal: int
     seed: int
 
-    def seeds(self) -> tuple[int, int, int]:
-        """(chance, seat 0, seat 1) seeds: a function of the arena seed and the deal only."""
-        entropy = np.random.SeedSequence([self.seed, self.deal]).generate_state(3, np.uint64)
-        return int(entropy[0]), int(entropy[1]), int(entropy[2])
+    def streams(self) -> tuple[random.Random, int, int]:
+        """The chance generator and the two seats' seeds: functions of the seed and deal only."""
+        # One int-seeded stdlib generator: numpy's SeedSequence costs as much as a Kuhn hand.
+        rng = random.Random(self.seed * 2**32 + self.deal)
+        return rng, rng.getrandbits(63), rng.getrandbits(63)
 
 
 def game_id(env_id: str, game: ArenaGame) -> str:
@@ -130,20 +133,24 @@ class Players:
         }
 
     def play(self, game: ArenaGame) -> dict[str, Any]:
-        """Play ``game``; return its record (``payoffs``, or ``forfeit``, or ``fault``)."""
-        chance_seed, *seat_seeds = game.seeds()
+        """Play ``game``; return its record.
+
+        The record holds ``payoffs``, ``moves`` and ``chance`` (the chance outcomes: the cards),
+        or with ``forfeit`` the forfeiter, or only a ``fault`` (no result).
+        """
+        chance, *seat_seeds = game.streams()
         bots = (self.bots[game.first], self.bots[game.second])
         try:
             for seat, bot in enumerate(bots):
-                if isinstance(bot, PageReader):
+                if reads_page(bot):
                     bot.begin_episode(0)  # each arena game is a trial of its own
                 bot.reset(seat_seeds[seat], seat)
-            payoffs, moves = play(self.game, bots, random.Random(chance_seed), self.views)
+            payoffs, moves, dealt = play(self.game, bots, chance, self.views)
         except OpponentFault as fault:
             return {"fault": str(fault)}
         except _Forfeit as forfeit:
             return {"payoffs": forfeit.payoffs, "forfeit": forfeit.name, "moves": forfeit.moves}
-        return {"payoffs": payoffs, "moves": moves}
+        return {"payoffs": payoffs, "moves": moves, "chance": dealt}
 
 
 class _Forfeit(Exception):
@@ -157,37 +164,43 @@ def play(
     bots: Sequence[Opponent],
     rng: random.Random,
     views: ViewCache | None = None,
-) -> tuple[list[float], int]:
-    """Play one game, ``bots[p]`` in seat ``p`` (already reset); return payoffs and move count.
+) -> tuple[list[float], int, list[int]]:
+    """Play one game, ``bots[p]`` in seat ``p`` (already reset).
 
     A bot that reads pages gets its seat's page from ``views`` and its end page at the end.
+
+    Returns:
+        The payoffs, the number of moves and the chance outcomes (the deal), in order.
 
     Raises:
         OpponentFault: A bot's backend gave no answer.
         ValueError: A bot chose an illegal action.
     """
-    state, moves = game.new_initial_state(), 0
-    while not state.is_terminal():
-        if state.is_chance_node():
-            state.apply_action(sample_chance(state, rng.random()))
+    state, moves, dealt = game.new_initial_state(), 0, []
+    readers = [views is not None and reads_page(bot) for bot in bots]
+    player = state.current_player()
+    while player != _TERMINAL:
+        if player == _CHANCE:
+            dealt.append(sample_chance(state, rng.random()))
+            state.apply_action(dealt[-1])
+            player = state.current_player()
             continue
-        player = state.current_player()
         bot = bots[player]
-        reads = views is not None and isinstance(bot, PageReader)
-        page = views.view(state, player, False) if reads else None
+        page = views.view(state, player, False) if readers[player] else None
+        view = SeatView.from_state(state, player, game, page)
         try:
-            action = bot.act(SeatView.from_state(state, player, game, page))
+            action = bot.act(view)
         except OpponentForfeit:
             worst = float(game.min_utility())
             payoffs = [-worst, -worst]
             payoffs[player] = worst
             raise _Forfeit(bot.name, payoffs, moves) from None
-        if action not in state.legal_actions(player):
+        if action not in view.legal_actions:
             raise ValueError(f"{bot.name!r} chose the illegal action {action!r}.")
-        state.apply_action(int(action))
+        state.apply_action(action)
         moves += 1
-    if views is not None:
-        for seat, bot in enumerate(bots):
-            if isinstance(bot, PageReader):
-                bot.end_game(views.view(state, seat, True))
-    return [float(r) for r in state.returns()], moves
+        player = state.current_player()
+    for seat, bot in enumerate(bots):
+        if readers[seat]:
+            bot.end_game(views.view(state, seat, True))
+    return [float(r) for r in state.returns()], moves, dealt

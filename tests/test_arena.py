@@ -33,7 +33,8 @@ def test_every_pair_meets_on_the_same_deals_in_both_seats():
     assert len(games) == 3 * 3 * 2
     for deal in range(3):
         mine = [g for g in games if g.deal == deal]
-        assert {g.seeds()[0] for g in mine} == {mine[0].seeds()[0]}  # one chance seed per deal
+        assert len({g.streams()[1:] for g in mine}) == 1  # one stream per deal
+        assert len({g.streams()[0].random() for g in mine}) == 1
         assert {(g.first, g.second) for g in mine} == {
             ("a", "b"),
             ("b", "a"),
@@ -47,8 +48,9 @@ def test_every_pair_meets_on_the_same_deals_in_both_seats():
     for game in schedule(["cfr", "random"], 4, seed=0):
         played = players.play(game)
         assert "payoffs" in played
-        cards.append(game.seeds()[0])
-    assert cards[0::2] == cards[1::2]
+        cards.append(tuple(played["chance"]))
+    assert cards[0::2] == cards[1::2]  # the same cards in both orders
+    assert len(set(cards)) > 1
 
 
 def test_kuhn_ratings_order_agrees_with_the_exact_values():

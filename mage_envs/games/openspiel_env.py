@@ -29,7 +29,7 @@ from mage_envs.games.text_game import TextGame
 from mage_envs.games.views import View, ViewCache
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
-from mage_envs.opponents.text_opponent import OpponentForfeit, PageReader
+from mage_envs.opponents.text_opponent import OpponentForfeit, PageReader, reads_page
 from mage_envs.parsing import parse_action
 from mage_envs.seeds import draw_seed
 from mage_envs.text import fit_text, render_text, text_space
@@ -168,7 +168,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             self._member = drawn
         self.opponent = self._members[self._member]
         self._player = self._draw_seat(options.get("seat", self.seat))
-        self._reader = self.opponent if isinstance(self.opponent, PageReader) else None
+        self._reader = self.opponent if reads_page(self.opponent) else None
         if self._reader is not None:
             self._reader.begin_episode(int(options.get("episode", 0)))
         self.opponent.reset(draw_seed(self.np_random), 1 - self._player)

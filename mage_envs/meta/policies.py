@@ -18,8 +18,9 @@ from typing import Any, Protocol, runtime_checkable
 from gymnasium import spaces
 
 from mage_envs.games.views import render_view
-from mage_envs.opponents import Opponent, PageReader, SeatView
+from mage_envs.opponents import Opponent, SeatView
 from mage_envs.opponents.random_legal import RandomLegalPolicy
+from mage_envs.opponents.text_opponent import reads_page
 
 __all__ = ["AgentPolicy", "FunctionPolicy", "OpponentSeat", "RandomLegalPolicy", "as_policy"]
 
@@ -86,7 +87,7 @@ class OpponentSeat:
         seat = aec.possible_agents.index(aec.agent_selection)
         page = None
         text_game = getattr(aec, "text_game", None)
-        if isinstance(self.opponent, PageReader) and text_game is not None:
+        if reads_page(self.opponent) and text_game is not None:
             page = render_view(text_game, state, seat)  # the acting seat's own page
         return self.opponent.act(SeatView.from_state(state, seat, page=page))
 

@@ -40,6 +40,7 @@ __all__ = [
     "OpponentFault",
     "OpponentForfeit",
     "MEMORY_HEADER",
+    "reads_page",
 ]
 
 MEMORY_HEADER = "Your earlier games in this trial:"
@@ -100,6 +101,15 @@ class PageReader(Protocol):
 
     def end_game(self, page: Any) -> None:
         """The game is over; ``page`` is the seat's end page (outcome, what the rules reveal)."""
+
+
+def reads_page(opponent: object) -> bool:
+    """Whether ``opponent`` reads its seat's page (a :class:`PageReader`).
+
+    An attribute test: ``isinstance`` against a runtime-checkable protocol costs microseconds,
+    and envs ask at every reset.
+    """
+    return getattr(opponent, "reads_page", False) is True
 
 
 class TextOpponent:
