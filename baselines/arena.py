@@ -39,7 +39,12 @@ from baselines.errors import (
 from baselines.outdir import FolderLock
 from baselines.results import ResultsFile
 
-__all__ = ["add_arguments", "command", "play_arena", "ArenaReport", "markdown"]
+__all__ = ["add_arguments", "describe", "command", "play_arena", "ArenaReport", "markdown"]
+
+
+def describe(parser: argparse.ArgumentParser) -> None:
+    """Give the arena's ``--help`` these words."""
+    parser.description = __doc__
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
