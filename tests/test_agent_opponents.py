@@ -234,3 +234,15 @@ def test_any_text_an_opponent_writes_is_a_legal_move_a_reask_or_a_forfeit(text):
         assert info["payoff"] == 2.0
     else:
         assert info["legal_actions"]
+
+
+def test_a_model_is_an_opponent_through_its_agent_spec():
+    # agent:tiny is the tiny model of the tests behind the local backend (agent:local:PATH loads
+    # a folder through the same factory; its loading is tested in test_agents_local.py).
+    torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)
+    env = gym.make(KUHN, opponent="agent:tiny", seat="second")
+    obs, info = env.reset(seed=0)
+    assert info["opponent"] == "agent:tiny"
+    # the model's text was read as a move, or it forfeited: either way the game went on in words
+    assert info.get("opponent_forfeit") or info["opponent_moves"]
