@@ -246,3 +246,36 @@ def test_a_model_is_an_opponent_through_its_agent_spec():
     assert info["opponent"] == "agent:tiny"
     # the model's text was read as a move, or it forfeited: either way the game went on in words
     assert info.get("opponent_forfeit") or info["opponent_moves"]
+
+
+def test_in_a_pettingzoo_env_an_agent_opponent_reads_its_page_and_can_forfeit():
+    from mage_envs import MetaEpisodeWrapper
+    from mage_envs.pettingzoo import kuhn_poker_v0
+
+    spy = Spy()
+    env = MetaEpisodeWrapper(
+        kuhn_poker_v0.env(), learner="player_1", opponents=TextOpponent(spy), num_episodes=1
+    )
+    env.reset(seed=0)
+    (observation, info, _) = spy.seen[0]
+    assert info["seat"] == "first" and "Your card:" in observation
+    assert observation.endswith("Legal moves: check, bet.")
+    junk = MetaEpisodeWrapper(
+        kuhn_poker_v0.env(), learner="player_0", opponents=TextOpponent(_Junk()), num_episodes=1
+    )
+    obs, info = junk.reset(seed=0)
+    obs, reward, terminated, truncated, info = junk.step("bet")
+    assert terminated and reward == 2.0 and info["trial"]["returns"] == [2.0]
+
+
+def test_a_run_config_names_an_agent_opponent(tmp_path, capsys):
+    config = tmp_path / "c.yaml"
+    config.write_text(
+        "agents: [random]\nenvs: [mage/KuhnPoker-v0]\nopponents: [agent:random, cfr]\n"
+        "tasks: 2\ntrial: {num_episodes: 2}\n"
+    )
+    out = tmp_path / "out"
+    assert run.main(["--config", str(config), "--out", str(out), "--no-plots"]) == 0
+    lines = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted({r["opponent"] for r in lines}) == ["agent:random", "cfr"] and len(lines) == 4
+    assert all(r["trial"]["opponents"][0] == r["opponent"] for r in lines)
