@@ -18,8 +18,10 @@ failed is saved as failed and played again). Adding a player and rerunning plays
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ from baselines.errors import (
     settings_error,
 )
 from baselines.outdir import FolderLock
+from baselines.planning import progress_bar
 from baselines.results import ResultsFile
 
 __all__ = ["add_arguments", "describe", "command", "play_arena", "ArenaReport", "markdown"]
@@ -61,6 +64,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--import", action="append", dest="imports", default=[], help="a plug-in module")
 
 
+@dataclass
 class ArenaReport:
     """What an arena found: its games and figures.
 
@@ -68,18 +72,19 @@ class ArenaReport:
         names: The players, in the order given.
         records: The finished games' records.
         failed: The games whose player's backend gave no answer (not counted).
-        ratings: Bradley-Terry ratings, best first.
+        ratings: Bradley-Terry ratings, best first (empty before a match is complete).
         pairs: Head-to-head records.
         exact: ``(a, b) -> a's exact expected payoff`` where both are tabular Kuhn policies.
         resumed: Games read back from the results file rather than played.
     """
 
-    def __init__(self, names: list[str], records: list[dict], failed: list[dict], **kw: Any):
-        self.names, self.records, self.failed = names, records, failed
-        self.ratings: list[Rating] = kw["ratings"]
-        self.pairs: list[HeadToHead] = kw["pairs"]
-        self.exact: dict[tuple[str, str], float] = kw["exact"]
-        self.resumed: int = kw["resumed"]
+    names: list[str]
+    records: list[dict[str, Any]]
+    failed: list[dict[str, Any]]
+    ratings: list[Rating]
+    pairs: list[HeadToHead]
+    exact: dict[tuple[str, str], float]
+    resumed: int
 
 
 def play_arena(
@@ -126,14 +131,9 @@ def play_arena(
         anchor = "random" if "random" in names else names[0]
     matches = duplicate_matches(outcomes)
     table = ratings(names, matches, anchor, bootstrap, seed) if matches else []
+    pairs = head_to_head(names, outcomes)
     return ArenaReport(
-        names,
-        records,
-        store.failed(ids),
-        ratings=table,
-        pairs=head_to_head(names, outcomes),
-        exact=exact_values(players),
-        resumed=resumed,
+        names, records, store.failed(ids), table, pairs, exact_values(players), resumed
     )
 
 
@@ -197,17 +197,23 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
     try:
         if args.bootstrap < 0:
             raise ValueError(f"--bootstrap must be >= 0, not {args.bootstrap}.")
-        lock = FolderLock(args.out) if args.out else None
-        if lock is not None:
-            lock.__enter__()
-        try:
+        total = len(names) * (len(names) - 1) * max(args.games, 0)
+        with (
+            FolderLock(args.out) if args.out else contextlib.nullcontext(),
+            progress_bar(console, total) as bar,
+        ):
+            task = bar.add_task("arena", total=total)
             report = play_arena(
-                args.env, names, args.games, args.seed, args.out, anchor, args.bootstrap
+                args.env,
+                names,
+                args.games,
+                args.seed,
+                args.out,
+                anchor,
+                args.bootstrap,
+                progress=lambda game: bar.advance(task),
             )
             _write(report, anchor, args)
-        finally:
-            if lock is not None:
-                lock.__exit__(None, None, None)
     except KeyboardInterrupt:
         again = "python -m baselines.run " + " ".join(shlex.quote(a) for a in argv)
         console.print(f"Interrupted: every finished game is saved; rerun to resume: {again}")
