@@ -130,7 +130,8 @@ def play_arena(
     if anchor is None:
         anchor = "random" if "random" in names else names[0]
     matches = duplicate_matches(outcomes)
-    table = ratings(names, matches, anchor, bootstrap, seed) if matches else []
+    rated = any(anchor in match[:2] for match in matches)
+    table = ratings(names, matches, anchor, bootstrap, seed) if rated else []
     pairs = head_to_head(names, outcomes)
     return ArenaReport(
         names, records, store.failed(ids), table, pairs, exact_values(players), resumed
@@ -220,6 +221,8 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         return EXIT_INTERRUPTED
     except SETTINGS_ERRORS as error:
         return settings_error(error)
+    if not report.ratings:
+        console.print(f"No ratings yet: the anchor {anchor} has no completed match.")
     _print(report, anchor, console)
     played = len(report.records) - report.resumed
     console.print(

@@ -185,15 +185,23 @@ def ratings(
         bootstrap: Bootstrap resamples of the deals.
         seed: Seeds the resampling.
 
+    A player without a completed match (its every game failed so far) is left out: it has no
+    rating, only the prior's.
+
     Raises:
-        ValueError: If the anchor is not a player or there are no games.
+        ValueError: If the anchor is not a player or has no completed match.
     """
     names = list(names)
     anchor = names[0] if anchor is None else anchor
     if anchor not in names:
         raise ValueError(f"--anchor {anchor!r} is not one of the players ({', '.join(names)}).")
-    if not outcomes:
-        raise ValueError("No match was completed: there is nothing to rate.")
+    played = {n: 0 for n in names}
+    for first, second, *_ in outcomes:
+        played[first] += 1
+        played[second] += 1
+    if not played[anchor]:
+        raise ValueError(f"The anchor {anchor!r} has no completed match: there is nothing to rate.")
+    names = [n for n in names if played[n]]
     at = names.index(anchor)
     point = _fit(names, outcomes, at)
     by_deal: dict[int, list[Outcome]] = {}
@@ -206,10 +214,6 @@ def ratings(
         picked = rng.integers(len(deals), size=len(deals))
         draws[b] = _fit(names, [o for i in picked for o in by_deal[deals[i]]], at)
     low, high = np.percentile(draws, [2.5, 97.5], axis=0) if bootstrap else (point, point)
-    played = {n: 0 for n in names}
-    for first, second, *_ in outcomes:
-        played[first] += 1
-        played[second] += 1
     table = [
         Rating(n, float(point[i]), float(low[i]), float(high[i]), played[n])
         for i, n in enumerate(names)

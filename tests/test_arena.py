@@ -184,6 +184,10 @@ def test_duplicate_matches_total_both_orders_of_a_deal():
     assert table[0].name == "a" and table[0].rating > 0 and table[1].rating == 0.0
     with pytest.raises(ValueError, match="--anchor 'c' is not one of the players"):
         ratings(["a", "b"], games, "c")
+    # a player without a completed match is not rated (it would get the prior's rating)
+    assert sorted(r.name for r in ratings(["a", "b", "c"], games[:2], "b", 0)) == ["a", "b"]
+    with pytest.raises(ValueError, match="anchor 'c' has no completed match"):
+        ratings(["a", "b", "c"], games[:2], "c", 0)
     (pair,) = head_to_head(["a", "b"], games)
     assert (pair.wins, pair.losses, pair.mean_payoff) == (2, 1, 0.0)  # 1 - 2 + 1
     assert math.isfinite(pair.payoff_ci95)
