@@ -194,6 +194,8 @@ class TextOpponent:
             "phase": "play",
             "episode": self._episode,
         }
+        if page.aliases:  # as the learner's info: what the parser also accepts
+            info["action_aliases"] = dict(page.aliases)
         observation = self._memory_text() + page.text
         for _ in range(self.max_invalid_actions):
             text = self._answer(observation, info)
