@@ -21,6 +21,13 @@ __all__ = ["agent_opponent", "agent_opponent_with_memory", "opponent_factory"]
 
 _FACTORIES: dict[str, AgentFactory] = {}
 
+_NOT_OPPONENTS = {
+    "policy": "a scripted policy is an opponent by its own name (agent:policy:cfr is cfr).",
+    "best-response": "a best response reads the game state behind the learner's env, which an "
+    "opponent's seat may not see; it plays the learner's seat only.",
+}
+"""Agent kinds that cannot be an opponent, and why."""
+
 
 def opponent_factory(spec: str) -> AgentFactory:
     """Return the (shared) agent factory of an agent spec; a bad spec raises ``ValueError``."""
@@ -29,6 +36,9 @@ def opponent_factory(spec: str) -> AgentFactory:
             "agent: needs an agent spec, e.g. agent:random, agent:local:PATH or "
             "agent:openai:MODEL@URL."
         )
+    kind = spec.partition(":")[0]
+    if kind in _NOT_OPPONENTS:
+        raise ValueError(f"agent:{spec}: {_NOT_OPPONENTS[kind]}")
     if spec not in _FACTORIES:
         _FACTORIES[spec] = build_agent_factory(spec)
     return _FACTORIES[spec]

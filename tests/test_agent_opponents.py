@@ -97,6 +97,10 @@ def test_a_bad_agent_spec_is_refused_by_name():
         gym.make(KUHN, opponent="agent:nope")
     with pytest.raises(ValueError, match="agent: needs an agent spec"):
         gym.make(KUHN, opponent="agent:")
+    with pytest.raises(ValueError, match="an opponent's seat may not see"):
+        gym.make(KUHN, opponent="agent:best-response")
+    with pytest.raises(ValueError, match="by its own name"):
+        gym.make(KUHN, opponent="agent:policy:cfr")
     with pytest.raises(ValueError, match=r"schemes: agent:\.\.\., agent-memory:\.\.\."):
         gym.make(KUHN, opponent="agnet:random")
 
