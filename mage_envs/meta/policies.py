@@ -17,7 +17,6 @@ from typing import Any, Protocol, runtime_checkable
 
 from gymnasium import spaces
 
-from mage_envs.games.views import render_view
 from mage_envs.opponents import Opponent, SeatView
 from mage_envs.opponents.random_legal import RandomLegalPolicy
 from mage_envs.opponents.text_opponent import reads_page
@@ -85,10 +84,8 @@ class OpponentSeat:
             )
         aec = self._env.aec
         seat = aec.possible_agents.index(aec.agent_selection)
-        page = None
-        text_game = getattr(aec, "text_game", None)
-        if reads_page(self.opponent) and text_game is not None:
-            page = render_view(text_game, state, seat)  # the acting seat's own page
+        seat_page = getattr(aec.unwrapped, "seat_page", None)
+        page = seat_page(seat) if reads_page(self.opponent) and callable(seat_page) else None
         return self.opponent.act(SeatView.from_state(state, seat, page=page))
 
 
