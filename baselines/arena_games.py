@@ -149,14 +149,19 @@ class Players:
         except OpponentFault as fault:
             return {"fault": str(fault)}
         except _Forfeit as forfeit:
-            return {"payoffs": forfeit.payoffs, "forfeit": forfeit.name, "moves": forfeit.moves}
+            return {
+                "payoffs": forfeit.payoffs,
+                "forfeit": forfeit.name,
+                "moves": forfeit.moves,
+                "chance": forfeit.dealt,
+            }
         return {"payoffs": payoffs, "moves": moves, "chance": dealt}
 
 
 class _Forfeit(Exception):
-    def __init__(self, name: str, payoffs: list[float], moves: int) -> None:
+    def __init__(self, name: str, payoffs: list[float], moves: int, dealt: list[int]) -> None:
         super().__init__(name)
-        self.name, self.payoffs, self.moves = name, payoffs, moves
+        self.name, self.payoffs, self.moves, self.dealt = name, payoffs, moves, dealt
 
 
 def play(
@@ -194,7 +199,7 @@ def play(
             worst = float(game.min_utility())
             payoffs = [-worst, -worst]
             payoffs[player] = worst
-            raise _Forfeit(bot.name, payoffs, moves) from None
+            raise _Forfeit(bot.name, payoffs, moves, dealt) from None
         if action not in view.legal_actions:
             raise ValueError(f"{bot.name!r} chose the illegal action {action!r}.")
         state.apply_action(action)

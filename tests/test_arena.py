@@ -167,7 +167,7 @@ def test_a_player_that_names_no_legal_move_forfeits_every_game(test_schemes):
     report = play_arena(KUHN, ["junk:", "random"], 5, 0, bootstrap=0)
     (pair,) = report.pairs
     assert (pair.player, pair.wins, pair.losses) == ("junk:", 0, 10)
-    assert all(r["forfeit"] == "junk:" for r in report.records)
+    assert all(r["forfeit"] == "junk:" and len(r["chance"]) == 2 for r in report.records)
     assert {tuple(r["payoffs"]) for r in report.records} == {(-2.0, 2.0), (2.0, -2.0)}
 
 
