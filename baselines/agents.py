@@ -7,7 +7,8 @@ spec                       agent
 ``policy:NAME``            the opponent policy ``NAME`` in the learner's seat (``cfr``, ...)
 ``best-response``          OpenSpiel's exact best response to the env's opponent policy
 ``openai:MODEL``           an OpenAI-compatible endpoint (``base_url`` option or
-                           ``$OPENAI_BASE_URL``), with a prompting ``strategy``
+                           ``$OPENAI_BASE_URL``; or ``openai:MODEL@URL``), with a
+                           prompting ``strategy``
 ``local:PATH``             a local Hugging Face model directory, with a ``strategy``
 ``tiny``                   a tiny random model built in code (smoke runs, benchmarks)
 ``python:MODULE:ATTR``     your own code: a class (one instance per concurrent trial) or a
@@ -27,6 +28,7 @@ import copy
 import importlib
 import inspect
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -44,6 +46,9 @@ __all__ = [
 ]
 
 AGENT_KINDS = ("random", "policy", "best-response", "openai", "local", "tiny", "python")
+
+_MODEL_AT_URL = re.compile(r"(.+?)@(https?://.+)")
+"""``MODEL@URL`` in an openai spec: the model and the endpoint's base URL."""
 
 TRANSPORT_OPTIONS = frozenset(
     {"base_url", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "backoff_s"}
@@ -82,6 +87,8 @@ def parse_agent_config(config: str | dict[str, Any]) -> dict[str, Any]:
         {'kind': 'openai', 'arg': 'qwen3-4b'}
         >>> parse_agent_config({"kind": "local", "path": "/models/q", "strategy": "react"})
         {'kind': 'local', 'strategy': 'react', 'arg': '/models/q'}
+        >>> parse_agent_config("openai:qwen3-4b@http://127.0.0.1:8000/v1")
+        {'kind': 'openai', 'arg': 'qwen3-4b', 'base_url': 'http://127.0.0.1:8000/v1'}
     """
     if isinstance(config, str):
         kind, _, arg = config.partition(":")
@@ -99,6 +106,9 @@ def parse_agent_config(config: str | dict[str, Any]) -> dict[str, Any]:
         raise TypeError(f"An agent config is a string or a dict, not {type(config).__name__}.")
     if options["kind"] == "random-legal":
         options["kind"] = "random"
+    at_url = _MODEL_AT_URL.fullmatch(str(options.get("arg", "")))
+    if options["kind"] == "openai" and at_url and "base_url" not in options:
+        options["arg"], options["base_url"] = at_url.group(1), at_url.group(2)
     if options["kind"] not in AGENT_KINDS:
         raise ValueError(
             f"Unknown agent kind {options['kind']!r}. Valid kinds: {', '.join(AGENT_KINDS)}."

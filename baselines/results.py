@@ -129,8 +129,12 @@ class ResultsFile:
         wanted = set(trial_ids)
         return [r for tid, r in self._records.items() if tid in wanted]
 
-    def append(self, record: dict[str, Any]) -> None:
-        """Write one record as a line and fsync it; a ``trial_id`` already complete is ignored."""
+    def append(self, record: dict[str, Any], sync: bool = True) -> None:
+        """Write one record as a line and fsync it; a ``trial_id`` already complete is ignored.
+
+        ``sync=False`` writes the line without waiting for the disk (a killed process loses
+        nothing; a machine that loses power may): for many small records, then :meth:`sync`.
+        """
         trial_id = record.get("trial_id")
         if not isinstance(trial_id, str):
             raise ValueError("A trial record needs a string 'trial_id'.")
@@ -141,8 +145,15 @@ class ResultsFile:
             with open(self.path, "ab") as handle:
                 handle.write(line.encode())
                 handle.flush()
-                os.fsync(handle.fileno())
+                if sync:
+                    os.fsync(handle.fileno())
         self._keep(json.loads(line))  # exactly what a rerun will read back
+
+    def sync(self) -> None:
+        """Make every line written so far durable (after appends with ``sync=False``)."""
+        if self.path is not None and self.path.exists():
+            with open(self.path, "ab") as handle:
+                os.fsync(handle.fileno())
 
 
 def _decode(line: bytes) -> dict[str, Any] | None:

@@ -13,7 +13,8 @@ transcript, to open in a browser).
 
 It is a set of commands, listed at the end of ``--help``: ``run`` is the default (so
 ``python -m baselines.run --env ...`` is ``run``), ``train`` trains a model on trials
-(``train --help``, docs/training.md), ``bounds`` prints the exact bounds of the opponents,
+(``train --help``, docs/training.md), ``arena`` plays agents against each other and rates them
+(docs/arena.md), ``bounds`` prints the exact bounds of the opponents,
 ``report`` rebuilds the page of a run or training folder. Every command takes
 ``--import MODULE``: a plug-in of yours whose import registers envs, opponents, memory modes,
 strategies or estimators (docs/architecture.md). Errors are one line on stderr; exit codes:
@@ -91,6 +92,7 @@ class Command:
 COMMANDS: dict[str, Command] = {
     "run": Command(None, "evaluate agents on trials and report (the default)"),
     "train": Command("baselines.train", "train a model on trials (MetaRLTrainer on TRL)"),
+    "arena": Command("baselines.arena", "play agents against agents in both seats, and rate them"),
     "bounds": Command("baselines.bounds_report", "print the exact bounds of the opponents"),
     "report": Command("baselines.report_folder", "rebuild the page of a run or training folder"),
 }

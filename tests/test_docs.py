@@ -1,5 +1,6 @@
 """The user's path through the docs: snippets run, links resolve, commands match the CLI."""
 
+import argparse
 import pathlib
 import re
 import sys
@@ -51,12 +52,17 @@ def test_links_resolve_inside_the_repository(page):
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_run_flags_in_docs_exist(page):
+    from baselines import arena as arena_command
     from baselines import train
 
     options = {o for a in run.build_parser()._actions for o in a.option_strings}
     train_options = {o for a in train.build_parser()._actions for o in a.option_strings}
+    arena = argparse.ArgumentParser()
+    arena_command.add_arguments(arena)
+    arena_options = {o for a in arena._actions for o in a.option_strings}
     for command in re.findall(r"python -m baselines\.run\b[^`\n]*", page.read_text()):
         known = train_options if " baselines.run train" in command else options
+        known = arena_options if " baselines.run arena" in command else known
         for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", command):
             assert flag in known, f"{page.name}: {command!r} uses unknown {flag}"
 

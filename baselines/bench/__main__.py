@@ -11,6 +11,7 @@ BENCHMARKS = {
     "puzzles": "baselines.bench.puzzles",
     "generation": "baselines.bench.generation",
     "opponents": "baselines.bench.opponents",
+    "arena": "baselines.bench.arena",
     "wrapper": "baselines.bench.wrapper",
     "webshop": "baselines.bench.webshop",
     "alfworld": "baselines.bench.alfworld",

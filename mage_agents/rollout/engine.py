@@ -13,6 +13,10 @@ answer, and is yielded marked ``incomplete``; the other trials of the batch play
 saves it as a failed trial to replay; :func:`collect` (the trainer's call) raises
 :class:`BackendFailure` instead, so that no failed trial is trained on. An agent's own failure (an
 exception in ``act`` or ``reset``) is its step, played with the empty answer, as before.
+
+The same holds for the other seat: when an agent playing the opponent gets no answer from its
+backend (:class:`~mage_agents.rollout.envs.OpponentFailed`, at the trial's start or after a
+step), the trial stops ``incomplete``, its failure naming the opponent: never a loss or a win.
 """
 
 from __future__ import annotations
@@ -20,12 +24,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import chain, islice
 from typing import Any
 
 from mage_agents.base import Agent, Reply, act_batch
-from mage_agents.rollout.envs import Ended, LocalEnvs, StepResult, WorkerEnvs
+from mage_agents.rollout.envs import Ended, LocalEnvs, OpponentFailed, StepResult, WorkerEnvs
 from mage_agents.rollout.plan import make_trial_env
 from mage_agents.rollout.types import Trajectory, Turn
 from mage_envs.invalid import feedback_of
@@ -88,6 +92,8 @@ class _Live:
     reflections: int = 0
     reset_error: str | None = None
     latency_s: list[float] = field(default_factory=list)
+    failure: str | None = None
+    """Why the trial could not start (its opponent's backend failed at the first reset)."""
 
 
 def _name(value: Any) -> str | None:
@@ -254,8 +260,12 @@ def _start(
     reset_errors = [_reset(slots[slot], trial.seed) for slot, trial in items]
     started = envs.start(items, make_env)
     live = []
-    for (slot, trial), (observation, info), error in zip(items, started, reset_errors, strict=True):
+    for (slot, trial), begun, error in zip(items, started, reset_errors, strict=True):
         agent = slots[slot]
+        if isinstance(begun, OpponentFailed):
+            live.append(_Live(trial, agent, "", {}, time.perf_counter(), failure=begun.reason))
+            continue
+        observation, info = begun
         if callable(getattr(agent, "bind", None)):
             agent.bind(envs.env(slot))
         live.append(_Live(trial, agent, observation, dict(info), time.perf_counter()))
@@ -314,7 +324,7 @@ def rollout(
         envs = WorkerEnvs(env_workers) if env_workers else LocalEnvs()
     try:
         live: list[_Live | None] = [None] * len(slots)
-        _refill(envs, live, range(len(slots)), pending, slots, make_env)
+        yield from _fill(envs, live, range(len(slots)), pending, slots, make_env)
         while any(t is not None for t in live):
             active = [i for i, t in enumerate(live) if t is not None]
             asked = time.perf_counter()
@@ -338,12 +348,32 @@ def rollout(
                     live[i] = None
                     ended.append(i)
                     yield trajectory
-            _refill(envs, live, ended, pending, slots, make_env)
+            yield from _fill(envs, live, ended, pending, slots, make_env)
     finally:
         if owned:
             envs.close()
         else:
             envs.clear()  # the caller's pool lives on, without this rollout's envs
+
+
+def _fill(
+    envs: Any,
+    live: list[_Live | None],
+    free: Sequence[int],
+    pending: Iterator[Any],
+    slots: list[Agent],
+    make_env: Callable[[Any], Any],
+) -> Iterator[Trajectory]:
+    """Refill the free slots; yield (void) each trial whose opponent failed at its start."""
+    while free:
+        _refill(envs, live, free, pending, slots, make_env)
+        failed = [i for i in free if live[i] is not None and live[i].failure is not None]
+        for slot in failed:
+            reply = Reply("", error=live[slot].failure, faults=1)
+            live[slot].turns.append(_failed_turn(live[slot], reply))
+            yield _trajectory(live[slot], envs.finish(slot), limited=False, incomplete=True)
+            live[slot] = None
+        free = failed
 
 
 def _refill(
@@ -369,6 +399,10 @@ def _advance(
     """
     if result is None:
         live.turns.append(_failed_turn(live, reply))
+        return _trajectory(live, envs.finish(slot), limited=False, incomplete=True)
+    if isinstance(result, OpponentFailed):  # the learner's move was played; the reply was not
+        failed = Reply(reply.text, error=result.reason, faults=max(1, reply.faults))
+        live.turns.append(replace(_failed_turn(live, failed), action=reply.text))
         return _trajectory(live, envs.finish(slot), limited=False, incomplete=True)
     live.turns.append(_turn(live, reply, result))
     live.reflections += live.turns[-1].is_reflection

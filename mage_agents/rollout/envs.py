@@ -7,6 +7,10 @@ in worker ``i % N``) and a batch step costs one round trip per worker, all worke
 same time; generation stays in the main process. Every env is made, reset and stepped with the
 same arguments in the same order as in :class:`LocalEnvs`, so the results are the same bytes.
 
+An opponent whose backend gave no answer (:class:`~mage_envs.opponents.OpponentFault`, raised
+by ``reset`` or ``step``) fails its slot only: the slot's result is an :class:`OpponentFailed`,
+and the engine voids that trial as it does when the learner's backend fails.
+
 A :class:`WorkerEnvs` pool can outlive one rollout (``with WorkerEnvs(4) as pool: ...``, then
 ``rollout(..., env_workers=pool)`` at every training step), so its processes start once.
 """
@@ -17,10 +21,19 @@ import multiprocessing
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-__all__ = ["LocalEnvs", "WorkerEnvs", "StepResult", "Ended"]
+from mage_envs.opponents.text_opponent import OpponentFault
+
+__all__ = ["LocalEnvs", "WorkerEnvs", "StepResult", "Ended", "OpponentFailed"]
 
 StepResult = tuple[Any, float, bool, bool, dict[str, Any]]
 """What ``env.step`` returns: observation, reward, terminated, truncated, info."""
+
+
+class OpponentFailed(NamedTuple):
+    """A slot whose opponent's backend gave no answer: no result for either player."""
+
+    reason: str
+    """The opponent's name and its backend's error."""
 
 
 class Ended(NamedTuple):
@@ -65,16 +78,25 @@ class LocalEnvs:
                 self._envs.pop(slot).close()
             env = make_env(trial)
             self._envs[slot] = env
-            started.append(env.reset(seed=trial.task_seed))
+            try:
+                started.append(env.reset(seed=trial.task_seed))
+            except OpponentFault as fault:
+                started.append(OpponentFailed(str(fault)))
         return started
 
     def env(self, slot: int) -> Any:
         """The env object of ``slot`` (for agents that read the game state through ``bind``)."""
         return self._envs[slot]
 
-    def step(self, actions: Sequence[tuple[int, str]]) -> list[StepResult]:
+    def step(self, actions: Sequence[tuple[int, str]]) -> list[StepResult | OpponentFailed]:
         """Step each ``(slot, action)``, in order."""
-        return [self._envs[slot].step(action) for slot, action in actions]
+        results: list[StepResult | OpponentFailed] = []
+        for slot, action in actions:
+            try:
+                results.append(self._envs[slot].step(action))
+            except OpponentFault as fault:
+                results.append(OpponentFailed(str(fault)))
+        return results
 
     def finish(self, slot: int) -> Ended:
         """Close the env of ``slot``; return its trial figures so far and its hidden truth."""

@@ -6,7 +6,12 @@ lets the opponent (and chance) move, and returns what the learner sees next as t
 Invalid text follows :class:`~mage_envs.invalid.InvalidAnswerRule`; a game cut off by
 ``max_invalid_actions`` invalid answers in a row is a forfeit: lost, and scored ``forfeit_payoff``
 (by default the game's worst payoff, OpenSpiel's ``min_utility``), so that answering junk never
-scores better than playing and losing. A game of the suite is a
+scores better than playing and losing. An opponent that reads text
+(:class:`~mage_envs.opponents.text_opponent.TextOpponent`: any agent) gets the page of its own
+seat, rendered by the same text game, and its end page when the game is over; if it forfeits
+(no legal move in its answers) the learner wins with ``-forfeit_payoff``; if its backend fails,
+:class:`~mage_envs.opponents.text_opponent.OpponentFault` leaves ``step``/``reset``: no result
+for either side (the rollout engine voids the trial). A game of the suite is a
 subclass that names its :class:`~mage_envs.games.text_game.TextGame` in ``text_game_class``; the
 constructor and its documentation live here only.
 """
@@ -24,6 +29,7 @@ from mage_envs.games.text_game import TextGame
 from mage_envs.games.views import View, ViewCache
 from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
+from mage_envs.opponents.text_opponent import OpponentForfeit, PageReader, reads_page
 from mage_envs.parsing import parse_action
 from mage_envs.seeds import draw_seed
 from mage_envs.text import fit_text, render_text, text_space
@@ -67,7 +73,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
     metadata = {
         "render_modes": ["ansi", "human"],
         "render_fps": 4,
-        "reset_options": ("seat", "keep_opponent"),
+        "reset_options": ("seat", "keep_opponent", "episode"),
     }
     text_game_class: ClassVar[type[TextGame] | None] = None
     """The game of a subclass: its :class:`TextGame`, built with no arguments."""
@@ -130,6 +136,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         """Counts resets: tells agents that read :attr:`state` when a new game has begun."""
         self._shows_moves = text_game.opponent_moves_shown()
         self._opponent_moves: list[str] = []
+        self._reader: PageReader | None = None
 
     # -- Gymnasium API -------------------------------------------------------------------------
 
@@ -141,7 +148,12 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         Args:
             seed: Seeds the deal, the seat draw and the opponent (same seed, same game).
             options: ``{"seat": "first" | "second" | "random"}`` overrides the seat for this game;
-                ``{"keep_opponent": True}`` keeps the population member of the previous reset.
+                ``{"keep_opponent": True}`` keeps the population member of the previous reset;
+                ``{"episode": k}``: this game is episode ``k`` of a trial (0, the default: a new
+                trial), for an opponent that remembers its earlier games of the trial.
+
+        Raises:
+            OpponentFault: If a text opponent's backend gave no answer (no result).
         """
         if type(seed) is int and seed >= 0:
             # What gym.Env.reset(seed=seed) does, without building a new generator each time.
@@ -156,6 +168,9 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             self._member = drawn
         self.opponent = self._members[self._member]
         self._player = self._draw_seat(options.get("seat", self.seat))
+        self._reader = self.opponent if reads_page(self.opponent) else None
+        if self._reader is not None:
+            self._reader.begin_episode(int(options.get("episode", 0)))
         self.opponent.reset(draw_seed(self.np_random), 1 - self._player)
         self._state = self.game.new_initial_state()
         self.game_index += 1
@@ -166,7 +181,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         return self._observe(), self._info(invalid=False)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Apply the learner's text move, then the opponent's replies."""
+        """Apply the learner's text move, then the opponent's replies.
+
+        Raises:
+            OpponentFault: If a text opponent's backend gave no answer (no result).
+        """
         if self._state is None:
             raise RuntimeError("Call reset() before step().")
         if self._done or self._stopped:
@@ -239,13 +258,35 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             if player == _CHANCE:
                 state.apply_action(sample_chance(state, rng.random()))
             else:
-                self._apply_opponent_move(state, player)
+                try:
+                    self._apply_opponent_move(state, player)
+                except OpponentForfeit as forfeit:
+                    self._end_by_forfeit(state, player, forfeit)
+                    return
             player = state.current_player()
         self._done = player == _TERMINAL
         self._view = self.views.view(state, self._player, self._done)
+        if self._done and self._reader is not None:
+            self._reader.end_game(self.views.view(state, 1 - self._player, True))
+
+    def _end_by_forfeit(self, state: pyspiel.State, player: int, forfeit: OpponentForfeit) -> None:
+        """The opponent named no legal move: the game ends, won by the learner."""
+        payoff = -self.forfeit_payoff
+        words = f"named no legal move in {forfeit.answers} answers and forfeits"
+        text_game = self.text_game
+        body = (
+            f"{text_game.observation_text(state, self._player)}\nThe game is over. Your "
+            f"opponent {words}: you are scored {payoff:+g}."
+        )
+        self._done = True
+        self._view = View(body, fit_text(body), payoff=payoff, revealed={"opponent_forfeit": True})
+        if self._reader is not None:
+            own = f"{text_game.observation_text(state, player)}\nThe game is over. You {words}."
+            self._reader.end_game(View(own, fit_text(own), payoff=-payoff))
 
     def _apply_opponent_move(self, state: pyspiel.State, player: int) -> None:
-        view = SeatView.from_state(state, player, self.game)
+        page = self.views.view(state, player, False) if self._reader is not None else None
+        view = SeatView.from_state(state, player, self.game, page)
         action = self.opponent.act(view)
         if action not in view.legal_actions:
             raise RuntimeError(
@@ -286,6 +327,8 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             "opponent": self.opponent.name,
             "invalid_action": invalid,
         }
+        if self._reader is not None and self._reader.memory:
+            info["opponent_remembers"] = True  # a replayed deal may be played anew
         if view.aliases and self.answer_rules == "ours":  # what the parser also accepts
             info["action_aliases"] = dict(view.aliases)
         if self._shows_moves:  # the opponent's moves since the learner's last one

@@ -39,7 +39,7 @@ from mage_envs.meta.text_adapter import (
     legal_mask,
     text_space,
 )
-from mage_envs.opponents import Population, as_population, make_opponent
+from mage_envs.opponents import OpponentForfeit, Population, as_population, make_opponent
 from mage_envs.parsing import parse_action
 from mage_envs.seeds import draw_seed
 
@@ -110,6 +110,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
         self._return = 0.0
         self._done = True
         self._truncated = False
+        self._opponent_forfeit = False  # a text opponent named no legal move: it lost
         self._last: tuple[Any, dict] = (None, {})
 
     @property
@@ -141,6 +142,7 @@ class PettingZooTextEnv(gym.Env[str, str]):
             policy.reset(draw_seed(self.np_random), agent)
         self._streak.clear()
         self._return, self._done, self._truncated = 0.0, False, False
+        self._opponent_forfeit = False
         self._advance()
         return self._observe(invalid=False)
 
@@ -215,8 +217,14 @@ class PettingZooTextEnv(gym.Env[str, str]):
                 return
             if terminated or truncated:
                 aec.step(None)
-            else:
-                aec.step(self._opponent_action(agent, observation, info))
+                continue
+            try:
+                action = self._opponent_action(agent, observation, info)
+            except OpponentForfeit:  # a text opponent named no legal move: the learner wins
+                self._return -= self._forfeit_payoff()
+                self._done, self._truncated, self._opponent_forfeit = True, False, True
+                return
+            aec.step(action)
         self._done, self._truncated = True, False
 
     def _opponent_action(self, agent: str, observation: Any, info: dict) -> Any:
@@ -304,5 +312,8 @@ class PettingZooTextEnv(gym.Env[str, str]):
         )
         if self._done:
             info.update(payoff=self._return, success=self._return > 0)
+            if self._opponent_forfeit:
+                info["opponent_forfeit"] = True
+                body += "\nYour opponent named no legal move and forfeits."
             body += f"\nThe game is over. Your total reward: {self._return:+g}."
         return fit_text(prefix + body), info

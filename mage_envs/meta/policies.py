@@ -19,6 +19,7 @@ from gymnasium import spaces
 
 from mage_envs.opponents import Opponent, SeatView
 from mage_envs.opponents.random_legal import RandomLegalPolicy
+from mage_envs.opponents.text_opponent import reads_page
 
 __all__ = ["AgentPolicy", "FunctionPolicy", "OpponentSeat", "RandomLegalPolicy", "as_policy"]
 
@@ -83,7 +84,9 @@ class OpponentSeat:
             )
         aec = self._env.aec
         seat = aec.possible_agents.index(aec.agent_selection)
-        return self.opponent.act(SeatView.from_state(state, seat))
+        seat_page = getattr(aec.unwrapped, "seat_page", None)
+        page = seat_page(seat) if reads_page(self.opponent) and callable(seat_page) else None
+        return self.opponent.act(SeatView.from_state(state, seat, page=page))
 
 
 def as_policy(spec: Any, env: Any = None) -> AgentPolicy:

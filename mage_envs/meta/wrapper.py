@@ -179,6 +179,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         self.pass_options = (
             _accepts_options(inner) if config.pass_options is None else bool(config.pass_options)
         )
+        # Told which episode of the trial a game is, an opponent can remember the trial so far.
+        self._passes_episode = "episode" in _declared_options(inner)
         if config.seat_rotation is not None and not self.pass_options:
             raise ValueError(
                 "seat_rotation needs an env whose reset takes options={'seat': ...}; pass "
@@ -289,6 +291,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             # when episodes have different seeds (and would change the env's random stream).
             if index > 0 and not config.same_task:
                 options["keep_opponent"] = True
+        if self._passes_episode:
+            options["episode"] = index
         obs, inner_info = self.env.reset(seed=trial.seeds[index], options=options or None)
         trial.inner_obs, trial.inner_info = fit_text(obs), inner_info
         trial.current = EpisodeRecord(
@@ -307,6 +311,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             return
         restarted = trial.inner_obs == trial.first_observation
         replays = self.config.same_task and self.config.seat_rotation != "episode"
+        replays = replays and not trial.inner_info.get("opponent_remembers", False)
         if replays and not restarted and not self._warned_restart:
             warnings.warn(
                 "same_task=True but the inner env's first observation changed between "
@@ -412,9 +417,12 @@ TRIAL_RESET_OPTIONS = ("seat", "keep_opponent")
 """Reset options the wrapper passes to envs that declare them in ``metadata["reset_options"]``."""
 
 
+def _declared_options(env: gym.Env) -> tuple[str, ...]:
+    return tuple((getattr(env.unwrapped, "metadata", None) or {}).get("reset_options", ()))
+
+
 def _accepts_options(env: gym.Env) -> bool:
-    declared = (getattr(env.unwrapped, "metadata", None) or {}).get("reset_options", ())
-    return set(TRIAL_RESET_OPTIONS) <= set(declared)
+    return set(TRIAL_RESET_OPTIONS) <= set(_declared_options(env))
 
 
 def _as_name(value: Any) -> str | None:

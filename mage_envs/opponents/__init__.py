@@ -7,6 +7,8 @@
   and preset lives in one registry (:mod:`mage_envs.opponents.registry`): register a new style
   with :func:`register_opponent` and it appears in the lists, the bounds table and the docs.
 - :class:`Population` draws one member per trial; :data:`PRESETS` holds MAGE's pools.
+- :class:`TextOpponent` makes any text agent an opponent (``agent:SPEC`` names build one): it
+  reads its own seat's page; its backend faults are :class:`OpponentFault`, never a result.
 - :func:`play_match` is a referee: K seeded games, mean payoff and a 95% confidence interval.
 """
 
@@ -23,6 +25,7 @@ from mage_envs.opponents.population import PRESETS, Population, as_population
 from mage_envs.opponents.random_legal import RandomLegal, RandomOpponent
 from mage_envs.opponents.referee import MatchResult, play_match
 from mage_envs.opponents.registry import (
+    OPPONENT_SCHEMES,
     OPPONENTS,
     OpponentEntry,
     make_opponent,
@@ -31,7 +34,14 @@ from mage_envs.opponents.registry import (
     opponents_markdown,
     population_names,
     register_opponent,
+    register_opponent_scheme,
     register_population,
+)
+from mage_envs.opponents.text_opponent import (
+    OpponentFault,
+    OpponentForfeit,
+    PageReader,
+    TextOpponent,
 )
 from mage_envs.opponents.tic_tac_toe import (
     TIC_TAC_TOE_STYLES,
@@ -41,7 +51,12 @@ from mage_envs.opponents.tic_tac_toe import (
 )
 
 __all__ = [
+    "OPPONENT_SCHEMES",
     "OPPONENTS",
+    "OpponentFault",
+    "OpponentForfeit",
+    "PageReader",
+    "TextOpponent",
     "CFROpponent",
     "KUHN_STYLES",
     "KuhnStyle",
@@ -69,5 +84,6 @@ __all__ = [
     "play_match",
     "population_names",
     "register_opponent",
+    "register_opponent_scheme",
     "register_population",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import operator
 import random
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import pyspiel
 
@@ -39,6 +39,9 @@ class SeatView:
         legal_actions: The OpenSpiel ids of the legal actions.
         information_state: The seat's own information state string (no hidden information).
         state: A copy of the full state, only for perfect-information games; ``None`` otherwise.
+        page: The seat's own text page (a :class:`mage_envs.games.views.View`: ``text``,
+            ``names``, ``ids``, ``aliases``), rendered only for opponents that read text
+            (:class:`~mage_envs.opponents.text_opponent.PageReader`); ``None`` otherwise.
     """
 
     game: pyspiel.Game
@@ -46,10 +49,15 @@ class SeatView:
     legal_actions: tuple[int, ...]
     information_state: str
     state: pyspiel.State | None = None
+    page: Any = None
 
     @classmethod
     def from_state(
-        cls, state: pyspiel.State, player: int, game: pyspiel.Game | None = None
+        cls,
+        state: pyspiel.State,
+        player: int,
+        game: pyspiel.Game | None = None,
+        page: Any = None,
     ) -> SeatView:
         """Build the view of ``player`` at ``state``, withholding hidden information.
 
@@ -57,6 +65,7 @@ class SeatView:
             state: The current state (not modified).
             player: The seat that must act.
             game: ``state``'s game, when the caller has it at hand (saves a lookup per move).
+            page: The seat's text page, for an opponent that reads one.
         """
         game = game or state.get_game()
         uses_info_state, perfect = _view_kind(game)
@@ -65,7 +74,7 @@ class SeatView:
         else:
             info = state.observation_string(player)
         full = state.clone() if perfect else None
-        return cls(game, player, tuple(state.legal_actions(player)), info, full)
+        return cls(game, player, tuple(state.legal_actions(player)), info, full, page)
 
 
 _VIEW_KINDS: dict[str, tuple[bool, bool]] = {}

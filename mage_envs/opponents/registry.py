@@ -9,10 +9,19 @@ registered. The registry is one ``dict[str, OpponentEntry]`` (:data:`OPPONENTS`)
 ``registry: dict[str, EnvSpec]``, read at call time. A name that does not fit the game raises a
 clear error: there is never a silent fallback to random play. ``mcts-N`` is accepted for any
 N >= 1.
+
+A *scheme* is a family of names with a prefix: ``agent:SPEC`` makes any agent an opponent
+(:class:`~mage_envs.opponents.text_opponent.TextOpponent`; ``agent:random``,
+``agent:local:PATH``, ``agent:openai:MODEL@URL``). :func:`register_opponent_scheme` maps a prefix
+to its builder, given as an object or, as Gymnasium's ``entry_point``, a ``"module:attr"``
+string imported at the first use: the agents live above mage_envs, which never imports them.
+An agent object (``act(observation, info)``) given where an opponent goes is wrapped the same way.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,10 +34,12 @@ from mage_envs.opponents.cfr import CFROpponent, solvability_problems
 from mage_envs.opponents.kuhn import KUHN_STYLES
 from mage_envs.opponents.mcts import MCTSOpponent
 from mage_envs.opponents.random_legal import RandomLegal
+from mage_envs.opponents.text_opponent import TextOpponent
 from mage_envs.opponents.tic_tac_toe import TIC_TAC_TOE_STYLES, PerfectPlayOpponent
 
 __all__ = [
     "OPPONENTS",
+    "OPPONENT_SCHEMES",
     "POPULATIONS",
     "OpponentEntry",
     "make_opponent",
@@ -38,6 +49,7 @@ __all__ = [
     "population_names",
     "registered_population",
     "register_opponent",
+    "register_opponent_scheme",
     "register_population",
 ]
 
@@ -74,6 +86,10 @@ OPPONENTS: dict[str, OpponentEntry] = {}
 """Opponent name -> entry, in registration order (the order of every list). Read at call time,
 as Gymnasium's ``registry``: what :func:`register_opponent` adds is a name everywhere."""
 
+OPPONENT_SCHEMES: dict[str, str | Callable[[str, pyspiel.Game], Opponent]] = {}
+"""Prefix -> builder of ``PREFIX:REST`` names: ``builder(REST, game)``, or a ``"module:attr"``
+string naming it (imported at the first use)."""
+
 POPULATIONS: dict[str, Any] = {}
 """Preset name -> :class:`~mage_envs.opponents.Population` (:func:`register_population`)."""
 
@@ -91,6 +107,20 @@ def register_opponent(
     entry = OpponentEntry(name, factory, supports, games, description, bounds)
     OPPONENTS[name] = entry
     return entry
+
+
+def register_opponent_scheme(
+    prefix: str, builder: str | Callable[[str, pyspiel.Game], Opponent]
+) -> None:
+    """Make every name ``prefix:REST`` buildable: ``builder(REST, game)`` returns the opponent.
+
+    Args:
+        prefix: The scheme's prefix (no colon), e.g. ``"agent"``.
+        builder: The builder, or ``"module:attr"`` naming it (imported when first needed).
+    """
+    if not prefix or ":" in prefix:
+        raise ValueError(f"A scheme prefix is a word without ':', not {prefix!r}.")
+    OPPONENT_SCHEMES[prefix] = builder
 
 
 def register_population(population: Any) -> None:
@@ -130,8 +160,11 @@ def make_opponent(spec: str | Opponent | None, game: pyspiel.Game) -> Opponent:
     """Turn an opponent spec into an opponent for ``game``.
 
     Args:
-        spec: ``None`` (uniform random legal play), a registered name, or an object that already
-            follows the :class:`~mage_envs.opponents.base.Opponent` protocol.
+        spec: ``None`` (uniform random legal play), a registered name, a scheme name
+            (``agent:random``, ``agent:local:PATH``, ...), an object that already follows the
+            :class:`~mage_envs.opponents.base.Opponent` protocol, or an agent (``name``,
+            ``reset(seed)``, ``act(observation, info)``), which plays as a
+            :class:`~mage_envs.opponents.text_opponent.TextOpponent`.
         game: The OpenSpiel game the opponent will play.
 
     Raises:
@@ -143,6 +176,8 @@ def make_opponent(spec: str | Opponent | None, game: pyspiel.Game) -> Opponent:
         return RandomLegal()
     if isinstance(spec, str):
         return _build(spec, game)
+    if _answers_text(spec):
+        return TextOpponent(spec)
     if isinstance(spec, Opponent):
         return spec
     raise TypeError(
@@ -151,7 +186,37 @@ def make_opponent(spec: str | Opponent | None, game: pyspiel.Game) -> Opponent:
     )
 
 
+def _answers_text(obj: object) -> bool:
+    """Whether ``obj`` is an agent (``act(observation, info)``) rather than an opponent."""
+    act = getattr(obj, "act", None)
+    if not (callable(act) and callable(getattr(obj, "reset", None))):
+        return False
+    try:
+        inspect.signature(act).bind("", {})
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _scheme_builder(prefix: str) -> Callable[[str, pyspiel.Game], Opponent]:
+    builder = OPPONENT_SCHEMES[prefix]
+    if isinstance(builder, str):
+        module_name, _, attr = builder.partition(":")
+        try:
+            builder = getattr(importlib.import_module(module_name), attr)
+        except ImportError as error:
+            raise ValueError(
+                f"Opponents '{prefix}:...' are built by {module_name}, which could not be "
+                f"imported ({error}); is the package installed in full?"
+            ) from None
+        OPPONENT_SCHEMES[prefix] = builder
+    return builder
+
+
 def _build(name: str, game: pyspiel.Game) -> Opponent:
+    prefix, colon, rest = name.partition(":")
+    if colon and prefix in OPPONENT_SCHEMES:
+        return _scheme_builder(prefix)(rest, game)
     match = _MCTS_NAME.fullmatch(name)
     if match:
         return MCTSOpponent(game, simulations=int(match.group(1)))
@@ -159,7 +224,8 @@ def _build(name: str, game: pyspiel.Game) -> Opponent:
     if entry is None:
         raise ValueError(
             f"Unknown opponent {name!r}. Valid names: {', '.join(opponent_names())} "
-            f"(mcts-N for any N >= 1); populations: {', '.join(population_names())}."
+            f"(mcts-N for any N >= 1); {_schemes_in_words()}populations: "
+            f"{', '.join(population_names())}."
         )
     if not entry.fits(game):
         raise ValueError(
@@ -167,6 +233,11 @@ def _build(name: str, game: pyspiel.Game) -> Opponent:
             f"{', '.join(opponent_names(game))}."
         )
     return entry.factory(game)
+
+
+def _schemes_in_words() -> str:
+    names = ", ".join(f"{prefix}:..." for prefix in OPPONENT_SCHEMES)
+    return f"schemes: {names}; " if names else ""
 
 
 def opponents_markdown() -> str:
@@ -256,3 +327,5 @@ for _sims in (100, 1000):
         games="perfect-information (tic-tac-toe, connect four, ...)",
         description=f"OpenSpiel's C++ `MCTSBot`, {_sims} simulations a move (`mcts-N`: any N >= 1)",
     )
+register_opponent_scheme("agent", "baselines.agent_opponents:agent_opponent")
+register_opponent_scheme("agent-memory", "baselines.agent_opponents:agent_opponent_with_memory")

@@ -31,6 +31,7 @@ from pettingzoo import AECEnv
 
 from mage_envs.games.openspiel_env import sample_chance
 from mage_envs.games.text_game import Move, TextGame
+from mage_envs.games.views import View, render_view
 from mage_envs.parsing import parse_action
 from mage_envs.text import render_text
 
@@ -140,6 +141,10 @@ class OpenSpielAECEnv(AECEnv):
         aliases = {alias: m.name for m in moves for alias in m.aliases}
         index = parse_action(text, [m.name for m in moves], aliases)
         return None if index is None else moves[index].action
+
+    def seat_page(self, player: int) -> View:
+        """The page of seat ``player`` (its own view and legal moves), for a text opponent."""
+        return render_view(self.text_game, self.openspiel_state, player)
 
     def render(self) -> str | None:
         """Return (``ansi``) or print (``human``) the selected agent's text."""
