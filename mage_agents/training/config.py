@@ -47,7 +47,7 @@ class MetaRLConfig(GRPOConfig):
 
     estimator: str = field(
         default="mage",
-        metadata=_help("Advantage estimator: grpo, rloo, gigpo, lamer, mage, ..."),
+        metadata=_help("Advantage estimator: grpo, rloo, gigpo, lamer, mage, rae, ..."),
     )
     env_id: str = field(
         default="mage/KuhnPoker-v0", metadata=_help("Gymnasium id of the env played in trials.")
@@ -80,6 +80,10 @@ class MetaRLConfig(GRPOConfig):
     )
     omega: float = field(
         default=1.0, metadata=_help("Weight of GiGPO's step (anchor-state) term (1.0).")
+    )
+    rae_decay: float = field(
+        default=0.95,
+        metadata=_help("rae: decay of each role's moving baseline, in [0, 1) (SPIRAL 0.95)."),
     )
     statistics: str = field(
         default="turn",
@@ -214,6 +218,10 @@ class MetaRLConfig(GRPOConfig):
             raise ValueError(
                 "temperature divides the logits of sampling and of the loss: give a value > 0, "
                 f"not {self.temperature}."
+            )
+        if not 0.0 <= self.rae_decay < 1.0:
+            raise ValueError(
+                f"rae_decay weighs a baseline's past: it must lie in [0, 1), not {self.rae_decay}."
             )
         if self.omega < 0:
             raise ValueError(f"omega weights GiGPO's step term: it must be >= 0, not {self.omega}.")

@@ -32,7 +32,7 @@ from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import use_adapter
 
-from mage_agents.advantages import config_settings, estimate
+from mage_agents.advantages import config_settings, estimate, is_stateful
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
@@ -52,6 +52,10 @@ __all__ = ["MetaRLTrainer", "task_dataset"]
 STATE_FILE = "meta_rl_state.json"
 """Written into every checkpoint: the trainer's own state (best evaluation so far, TRL's count of
 micro-steps, which places the step within its generation)."""
+
+ESTIMATOR_STATE_FILE = "estimator_state_{}.json"
+"""Written, per process, into every checkpoint of a run whose estimator keeps state (rae's
+baselines, computed from that process's trials)."""
 
 BUFFER_FILE = "generation_buffer_{}.pt"
 """Written, per process, into a checkpoint taken between the steps of one generation
@@ -145,6 +149,7 @@ class MetaRLTrainer(GRPOTrainer):
         if args.action_choice == "legal":
             self.backend = LegalMoveBackend(self, self.backend)
         self.best: dict[str, Any] | None = None
+        self.estimator_state: dict[str, Any] = {}  # a stateful estimator's (rae's baselines)
         self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
         self._loss_batch: dict[str, Any] | None = None  # the micro-batch the loss is reading
         self._loss_outputs: tuple | None = None
@@ -246,6 +251,8 @@ class MetaRLTrainer(GRPOTrainer):
         """
         args = self.args
         settings = config_settings(args.estimator, args)
+        if is_stateful(args.estimator):
+            settings["state"] = self.estimator_state
         return estimate(
             args.estimator, trajectories, batch_std=args.scale_advantages == "batch", **settings
         )
@@ -386,17 +393,23 @@ class MetaRLTrainer(GRPOTrainer):
         if self._buffered_inputs is not None and self._step % generate_every != 0:
             buffer = folder / BUFFER_FILE.format(self.accelerator.process_index)
             torch.save(self._buffered_inputs, buffer)
+        if is_stateful(self.args.estimator):
+            estimator = folder / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
+            estimator.write_text(json.dumps(self.estimator_state, indent=1))
         if self.args.should_save:
             state = {"best": self.best, "micro_step": self._step}
             (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
         super()._save_checkpoint(model, trial)
 
     def _restore(self, checkpoint: Path) -> None:
-        """Restore what TRL's checkpoint lacks: the best so far and the generation in progress."""
+        """Restore what TRL's checkpoint lacks (best so far, generation, estimator state)."""
         if (checkpoint / STATE_FILE).is_file():
             state = json.loads((checkpoint / STATE_FILE).read_text())
             self.best = state["best"]
             self._step = int(state.get("micro_step", 0))  # TRL restarts it at 0
+        estimator = checkpoint / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
+        if estimator.is_file():
+            self.estimator_state = json.loads(estimator.read_text())
         buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
         if buffer.is_file():
             device = self.accelerator.device
