@@ -39,9 +39,9 @@ def is_kuhn(env_id: str) -> bool:
     return env_id in KUHN_IDS
 
 
-def _seats(env_kwargs: dict[str, Any], rotation: str | None) -> list[int]:
+def _seats(env_kwargs: dict[str, Any], rotation: str | None, self_play: bool) -> list[int]:
     seat = env_kwargs.get("seat", "first")
-    if seat == "random" or rotation is not None:  # training plays both seats
+    if seat == "random" or rotation is not None or self_play:  # training plays both seats
         return [0, 1]
     return [("first", "second").index(seat)]
 
@@ -70,7 +70,7 @@ def _evaluate(trainer: Any) -> dict[str, float]:
                 trainer.accelerator.unwrap_model(trainer.model),
                 trainer.processing_class,
                 args.evaluation_opponents or evaluation_opponents(args.opponent),
-                _seats(args.env_kwargs, rotation),
+                _seats(args.env_kwargs, rotation, args.self_play),
                 strategy=args.strategy,
                 answer_template=args.answer_template,
                 chat_template_kwargs=trainer.chat_template_kwargs,

@@ -18,6 +18,7 @@ from typing import Any
 import mage_envs
 from mage_agents.local_model import render_chat
 from mage_agents.prompting import STRATEGIES
+from mage_envs.games.openspiel_env import SELF_PLAY
 from mage_envs.opponents import as_population
 from mage_envs.policy_value import greedy_table, kuhn_policy_values
 
@@ -234,7 +235,9 @@ def evaluation_opponents(opponent: str | None) -> list[str]:
         ['conservative', 'aggressive', 'balanced']
         >>> evaluation_opponents("cfr")
         ['cfr']
+        >>> evaluation_opponents("self")  # self-play: the styles
+        ['conservative', 'aggressive', 'balanced']
     """
-    if opponent is None:
+    if opponent is None or opponent == SELF_PLAY:
         return list(DEFAULT_OPPONENTS)
     return list(as_population(opponent).member_names())

@@ -36,6 +36,7 @@ from mage_agents.advantages import config_settings, estimate, is_stateful
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
+from mage_agents.rollout.self_play import split_batch
 from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.generation import TrainerBackend
@@ -190,16 +191,21 @@ class MetaRLTrainer(GRPOTrainer):
         return plans
 
     def play(self, plans: list[TrialPlan]) -> list[Any]:
-        """Play the planned trials with the current policy; return their trajectories."""
+        """Play the planned trials with the current policy; return their trajectories.
+
+        In self-play each trial comes back as one trajectory per seat
+        (:func:`~mage_agents.rollout.self_play.split_seats`): every seat's turns are rows.
+        """
         if self.args.env_workers and self._workers is None:
             self._workers = WorkerEnvs(self.args.env_workers)
-        return collect(
+        trajectories = collect(
             plans,
             self.new_agent,
             batch_size=max(1, len(plans)),
             max_steps=self.args.max_turns,
             env_workers=self._workers or 0,
         )
+        return split_batch(trajectories) if self.args.self_play else trajectories
 
     # -- the override --------------------------------------------------------------------------
 
