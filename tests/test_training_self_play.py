@@ -64,7 +64,9 @@ def test_a_self_play_step_trains_on_both_seats_rows_with_their_own_rewards(tmp_p
     trainer.play, trainer._generate_and_score_completions = recorded_play, recorded_generate
     before = [p.detach().clone() for p in trainer.model.parameters()]
     trainer.train()
-    (trajectories,) = played
+    (games,) = played
+    assert len(games) == 8 and all({t.seat for t in g.turns} == {"first", "second"} for g in games)
+    trajectories = trainer.by_seat(games)
     seats = [t.turns[0].seat for t in trajectories]
     assert seats == ["first", "second"] * 8  # 8 games, each split into its two seats
     for first, second in zip(trajectories[::2], trajectories[1::2], strict=True):
@@ -74,3 +76,26 @@ def test_a_self_play_step_trains_on_both_seats_rows_with_their_own_rewards(tmp_p
     assert set(trainer.estimator_state) == {"first", "second"}
     after = list(trainer.model.parameters())
     assert any(not torch.equal(a, b) for a, b in zip(before, after, strict=True))
+
+
+def test_self_play_evaluation_logs_the_exact_exploitability_and_keeps_the_least_exploitable(
+    tmp_path,
+):
+    torch.set_num_threads(1)
+    model, tokenizer = build_tiny_model(seed=0, init_std=0.125)
+    config = self_play_config(tmp_path, evaluation_steps=1, evaluation_tasks=4, max_steps=2)
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    trainer.train()
+    logged = [e for e in trainer.state.log_history if "eval/exact/exploitability" in e]
+    assert len(logged) == 2
+    for entry in logged:
+        assert 0 <= entry["eval/exact/exploitability"] == entry["eval/exact/nash_conv"] / 2
+        assert "eval/exact/aggressive/second/value" in entry  # the styles, from both seats
+    best = min(logged, key=lambda e: (e["eval/exact/exploitability"], -e["step"]))
+    assert trainer.best == {
+        "metric": "eval/exact/exploitability",
+        "value": best["eval/exact/exploitability"],
+        "step": best["step"],
+    }
+    assert (tmp_path / "best" / "best.json").is_file()
+    assert (tmp_path / "transcripts").is_dir()  # whole games, both seats, as transcripts

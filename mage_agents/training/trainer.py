@@ -191,20 +191,22 @@ class MetaRLTrainer(GRPOTrainer):
         return plans
 
     def play(self, plans: list[TrialPlan]) -> list[Any]:
-        """Play the planned trials with the current policy; return their trajectories.
-
-        In self-play each trial comes back as one trajectory per seat
-        (:func:`~mage_agents.rollout.self_play.split_seats`): every seat's turns are rows.
-        """
+        """Play the planned trials with the current policy; return their trajectories."""
         if self.args.env_workers and self._workers is None:
             self._workers = WorkerEnvs(self.args.env_workers)
-        trajectories = collect(
+        return collect(
             plans,
             self.new_agent,
             batch_size=max(1, len(plans)),
             max_steps=self.args.max_turns,
             env_workers=self._workers or 0,
         )
+
+    def by_seat(self, trajectories: list[Any]) -> list[Any]:
+        """In self-play, each game as one trajectory per seat (its turns, reward and role).
+
+        See :func:`~mage_agents.rollout.self_play.split_seats`; otherwise ``trajectories``.
+        """
         return split_batch(trajectories) if self.args.self_play else trajectories
 
     # -- the override --------------------------------------------------------------------------
@@ -223,7 +225,7 @@ class MetaRLTrainer(GRPOTrainer):
             self.backend.clear()  # the sampling records of this batch only
         seed = stream_seed(self.args.seed, "rollout", *step, self.accelerator.process_index)
         with random_stream(seed):
-            trajectories = self.play(self.plan(seeds, group, tag))
+            trajectories = self.by_seat(self.play(self.plan(seeds, group, tag)))
         advantages = self.advantages(trajectories)
         if legal:
             advantages = self.backend.adjust(trajectories, advantages)
