@@ -91,3 +91,17 @@ def test_split_seats_refuses_a_trial_of_several_episodes():
     (trajectory,) = collect([plan], RandomLegalAgent)
     with pytest.raises(ValueError, match="num_episodes: 1"):
         split_seats(trajectory)
+
+
+def test_the_runner_skips_self_play_with_the_reason_instead_of_printing_a_mixed_score(
+    tmp_path, capsys
+):
+    from baselines import run
+
+    out = tmp_path / "out"
+    argv = ["--opponent", "self", "--opponent", "cfr", "--tasks", "2", "--out", str(out)]
+    argv += ["--env", "mage/KuhnPoker-v0", "--no-plots"]
+    assert run.main(argv) == 0
+    assert "Skipping mage/KuhnPoker-v0 against self: 'self' is self-play" in capsys.readouterr().err
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert lines and all('"self"' not in line for line in lines)

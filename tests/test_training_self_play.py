@@ -99,3 +99,20 @@ def test_self_play_evaluation_logs_the_exact_exploitability_and_keeps_the_least_
     }
     assert (tmp_path / "best" / "best.json").is_file()
     assert (tmp_path / "transcripts").is_dir()  # whole games, both seats, as transcripts
+
+
+def test_the_ready_self_play_config_trains_from_the_command_line(tmp_path, capsys):
+    import json
+
+    from baselines.run import main
+
+    out = tmp_path / "run"
+    argv = ["train", "--config", "selfplay_kuhn_tiny", "--max-steps", "1", "--out", str(out)]
+    argv += ["--set", "evaluation_steps=1", "--set", "evaluation_tasks=2"]
+    argv += ["--set", "per_device_train_batch_size=8", "--set", "save_steps=1"]
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "exploitability" in printed and "vs aggressive, second seat" in printed
+    best = json.loads((out / "best" / "best.json").read_text())
+    assert best["metric"] == "eval/exact/exploitability" and best["step"] == 1
+    assert (out / "checkpoint-1" / "estimator_state_0.json").is_file()

@@ -12,7 +12,9 @@ Self-play (``opponent="self"``): no opponent moves; the agent plays every seat, 
 seat to move, and reads that seat's view only (its own card, never the other's). The step's
 reward is the mover's (its payoff when its move ends the game), and the final info's
 ``seat_rewards`` holds every seat's reward, by player id, with their ``seat_names``, so that each
-seat's turns can be trained on with their own reward. A game of the suite is a
+seat's turns can be trained on with their own reward (the wrapper's trial returns add up the
+movers' rewards of both seats: they are no one seat's score, see
+``mage_agents.rollout.self_play``). A game of the suite is a
 subclass that names its :class:`~mage_envs.games.text_game.TextGame` in ``text_game_class``; the
 constructor and its documentation live here only.
 """
