@@ -20,7 +20,8 @@ the table printed at the end gives each variant's exploitability at the start an
 (mean and range over seeds), and their ratio.
 
 Example:
-    python -m baselines.bench selfplay --seeds 0-2 --steps 60 --every 10 --out runs/selfplay
+    python -m baselines.bench selfplay --seeds 0-2 --steps 40 --every 10 --out runs/selfplay \
+        --plot docs/selfplay_exploitability.png
 """
 
 from __future__ import annotations
@@ -145,6 +146,25 @@ def table(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def plot(records: list[dict[str, Any]], path: Path) -> None:
+    """Draw each variant's exploitability over the steps (a thin line per seed) into ``path``."""
+    from baselines.bench.learning_common import pyplot, save_figure
+
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6.0, 3.4))
+    for colour, variant in zip(("C0", "C1", "C2"), VARIANTS, strict=True):
+        runs = [r for r in records if r["variant"] == variant]
+        for k, run in enumerate(runs):
+            steps = [p["step"] for p in run["curve"]]
+            values = [p["exploitability"] for p in run["curve"]]
+            ax.plot(steps, values, color=colour, lw=1, label=variant if k == 0 else None)
+    ax.axhline(11 / 24, color="grey", ls=":", lw=1, label="uniform policy")
+    ax.set(xlabel="optimizer step", ylabel="exact exploitability", ylim=(0, None))
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    save_figure(fig, path)
+
+
 def _seeds(text: str) -> list[int]:
     from baselines.bench.learning import parse_seeds
 
@@ -159,9 +179,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated")
     parser.add_argument("--seeds", default="0-4", help="seeds, e.g. 0-4 or 0,3")
-    parser.add_argument("--steps", type=int, default=60, help="optimizer steps a run (60)")
+    parser.add_argument("--steps", type=int, default=40, help="optimizer steps a run (40)")
     parser.add_argument("--every", type=int, default=10, help="score every this many steps (10)")
     parser.add_argument("--out", type=Path, default=Path("runs/selfplay"))
+    parser.add_argument("--plot", type=Path, help="also draw the curves into this PNG file")
     return parser
 
 
@@ -189,3 +210,6 @@ def main(argv: list[str]) -> None:
             )
     records = [json.loads(p.read_text()) for p in sorted(args.out.glob("*/seed*.json"))]
     print(table(records))
+    if args.plot is not None and records:
+        plot(records, args.plot)
+        print(f"Wrote {args.plot}.")
