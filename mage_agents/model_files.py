@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from mage_agents.gguf import load_gguf
-from mage_agents.pretrained import cached_model_dir
+from mage_agents.pretrained import MARKER, cached_model_dir
 
 __all__ = ["ModelSource", "resolve_model", "load_pretrained", "load_gguf"]
 
@@ -87,10 +87,28 @@ def load_pretrained(spec: str | Path, dtype: Any = None) -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source = resolve_model(spec)
-    if source.gguf_file is not None:
-        return load_gguf(source.folder / source.gguf_file, dtype=dtype)
-    tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(
-        source.folder, local_files_only=True, dtype=dtype or "auto"
-    )
+    try:
+        if source.gguf_file is not None:
+            return load_gguf(source.folder / source.gguf_file, dtype=dtype)
+        tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(
+            source.folder, local_files_only=True, dtype=dtype or "auto"
+        )
+    except ImportError:  # a missing package: its own message says which
+        raise
+    except Exception as error:  # truncated or damaged files fail in many libraries' own ways
+        raise _damaged(source, error) from error
     return model, tokenizer
+
+
+def _damaged(source: ModelSource, error: Exception) -> ValueError:
+    """The error of model files that exist but do not load, with what to do about it."""
+    where = source.folder if source.gguf_file is None else source.folder / source.gguf_file
+    if (source.folder / MARKER).is_file():  # a known model in the cache
+        fix = f"fetch it again: python -m baselines.models get {source.folder.name} --force"
+    else:
+        fix = "save or copy the model again"
+    return ValueError(
+        f"{where} could not be loaded ({type(error).__name__}: {str(error)[:300]}); its files "
+        f"look damaged or incomplete: {fix}."
+    )

@@ -111,6 +111,7 @@ def test_tags_and_put_spelling_are_understood(games):
     moves = [a for a in info["legal_actions"] if a.startswith("move ")]
     if moves:
         thing, place = moves[0].removeprefix("move ").split(" to ")
+        assert info["action_aliases"][f"put {thing} in {place}"] == moves[0]  # for agents too
         obs, _, _, _, info = games.step(f"put {thing} in/on {place}")
         assert info["command"] == moves[0]
 

@@ -90,6 +90,19 @@ def test_turns_record_phases_rewards_and_anchors():
     assert trajectory.final_info["payoff"] == trajectory.result.final_return
 
 
+def test_a_move_written_as_an_alias_is_recorded_by_its_legal_name():
+    # Kuhn poker reads "pass" for check or fold and "bet" for call, as the env does: the same
+    # move under two spellings must not count as two moves in the actions and their diversity
+    def alias(observation, info):
+        return "<reflection>ok</reflection>" if info.get("phase") == "reflect" else "pass"
+
+    plans = plan_groups(KUHN, [3], 1, opponent="always-bet")
+    (trajectory,) = collect(plans, lambda: CallableAgent(alias))
+    plays = trajectory.play_turns
+    assert plays and all(t.action == "pass" and not t.invalid for t in plays)
+    assert {t.move for t in plays} <= {"check", "fold"}
+
+
 def test_same_seeds_same_trajectories_and_batching_does_not_matter():
     one = collect(_plans(), RandomLegalAgent, batch_size=1)
     four = collect(_plans(), RandomLegalAgent, batch_size=4)

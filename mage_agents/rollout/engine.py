@@ -60,8 +60,9 @@ class BackendFailure(RuntimeError):
 def shown_move(text: str, info: dict[str, Any], accepted: bool) -> str:
     """The legal move read from ``text``, by its listed name; ``"<invalid>"`` if rejected.
 
-    An answer the env accepted through one of its aliases (``pass`` for ``check``) is shown as
-    written, normalised, since the aliases are the env's own.
+    An answer written as one of the env's aliases (``pass`` for ``check``, which the env lists in
+    ``info["action_aliases"]``) is read as the env reads it; any other answer the env accepted
+    (a free-form ``search[...]``) is shown as written, normalised.
 
     Example:
         >>> shown_move("<action>Bet</action>", {"legal_actions": ["check", "bet"]}, True)
@@ -70,7 +71,7 @@ def shown_move(text: str, info: dict[str, Any], accepted: bool) -> str:
     if not accepted:
         return INVALID_MOVE
     legal = list(info.get("legal_actions") or [])
-    index = parse_action(text, legal)
+    index = parse_action(text, legal, info.get("action_aliases"))
     return legal[index] if index is not None else normalize(extract_tagged(text))[:80]
 
 

@@ -1,8 +1,10 @@
 """Periodic evaluation during training, and the best model kept.
 
 Every ``evaluation_steps`` optimizer steps the current policy plays ``evaluation_tasks`` held-out
-tasks (seeds from ``evaluation_seed``, far from the training seeds) through the same rollout
-engine as ``python -m baselines.run``, one trial per task, with the training sampling settings.
+tasks (seeds from ``evaluation_seed``, far from the training seeds; on the env's held-out split
+where ``evaluation_env_kwargs`` names it, as the published trainers evaluate on WebShop's test
+goals and ALFWorld's validation games) through the same rollout engine as
+``python -m baselines.run``, one trial per task, with the training sampling settings.
 For Kuhn poker the exact value of the greedy policy against each opponent and seat is computed
 too (:mod:`mage_agents.training.kuhn_policy`), with the best response's value and the policy at
 each card, and the exact NashConv and exploitability of the model's policy in both seats. The
@@ -61,7 +63,7 @@ def evaluate_policy(trainer: Any) -> dict[str, float]:
 def _evaluate(trainer: Any) -> dict[str, float]:
     args = trainer.args
     seeds = list(range(args.evaluation_seed, args.evaluation_seed + args.evaluation_tasks))
-    plans = trainer.plan(seeds, 1, f"eval{trainer.state.global_step}")
+    plans = trainer.plan(seeds, 1, f"eval{trainer.state.global_step}", evaluation=True)
     trajectories = trainer.play(plans)
     keep_evaluation_transcripts(trainer, plans, trajectories)  # a sample, to read
     records = [trial_record(t, [0.0] * len(t.turns)) for t in trainer.by_seat(trajectories)]
@@ -69,7 +71,7 @@ def _evaluate(trainer: Any) -> dict[str, float]:
     if is_kuhn(args.env_id):
         # the prompts training plays (templates, memory, ...), at one seat at a time
         rotation = args.trial.seat_rotation
-        settings = {k: v for k, v in env_kwargs_of(args).items() if k != "seat"}
+        settings = {k: v for k, v in env_kwargs_of(args, evaluation=True).items() if k != "seat"}
         settings["config"] = replace(args.trial, seat_rotation=None)
         model = trainer.accelerator.unwrap_model(trainer.model)
         scoring = dict(
@@ -83,7 +85,7 @@ def _evaluate(trainer: Any) -> dict[str, float]:
                 model,
                 trainer.processing_class,
                 args.evaluation_opponents or evaluation_opponents(args.opponent),
-                _seats(args.env_kwargs, rotation, args.self_play),
+                _seats(env_kwargs_of(args, evaluation=True), rotation, args.self_play),
                 **scoring,
                 **settings,
             )

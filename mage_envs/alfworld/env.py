@@ -151,6 +151,7 @@ class _AlfredTextEnv(TextPuzzleEnv):
         info = {
             # under the published rules an answer must be tagged, and so is each legal action
             "legal_actions": legal if self.answer_rules == "ours" else list(map(action_tag, legal)),
+            "action_aliases": dict(_aliases(legal)) if self.answer_rules == "ours" else {},
             "invalid_action": invalid,
             "success": view.won,
             "won": view.won,
