@@ -22,6 +22,7 @@ from baselines.agents import AgentFactory, agent_settings
 from baselines.errors import print_warning
 from baselines.runner import trial_planners
 from mage_agents.rollout import TrialPlans
+from mage_envs.games.openspiel_env import SELF_PLAY
 
 __all__ = ["accepts_opponent", "plan_run", "progress_bar", "env_kwargs_of"]
 
@@ -52,6 +53,11 @@ def _playable(
     env_id: str, kwargs: dict[str, Any], factory: AgentFactory, opponent: str | None = None
 ) -> str | None:
     """Return why ``factory``'s agent cannot play ``env_id`` against ``opponent``, or ``None``."""
+    if opponent == SELF_PLAY:
+        return (
+            "'self' is self-play, a training mode (train with self_play: true); the runner "
+            "scores an agent against an opponent, and a game against itself has no such score"
+        )
     if opponent is not None:
         kwargs = {**kwargs, "opponent": opponent}
     try:

@@ -67,6 +67,7 @@ SHOWN = (
     ("loss/entropy_bonus", "entropy bonus", ".4f"),
     ("eval/trial/final_return", "eval return", ".3f"),
     ("eval/exact/mean_value", "exact value", ".3f"),
+    ("eval/exact/exploitability", "exploitability", ".3f"),
 )
 """Logged figures a progress line shows, with their label and format."""
 

@@ -9,6 +9,10 @@ six information states per seat) and to keep the best checkpoint.
 
 Information states missing from the table are played uniformly: they are the states the learner
 never reaches against that opponent, so they do not change the value.
+
+:func:`kuhn_exploitability` reads one table as the policy of *both* seats (a self-play learner's)
+and returns its NashConv and exploitability from OpenSpiel's best responses: how much a best
+responder gains over the game's value, exactly. It needs every one of the twelve states.
 """
 
 from __future__ import annotations
@@ -20,13 +24,16 @@ from functools import cache
 import pyspiel
 from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import expected_game_score
+from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 
 from mage_envs.bounds import KUHN_OPPONENTS, best_response_value, policy_table
 from mage_envs.opponents import Opponent
 
 __all__ = [
+    "KuhnExploitability",
     "KuhnPolicyValue",
     "LearnerTable",
+    "kuhn_exploitability",
     "greedy_table",
     "kuhn_information_states",
     "kuhn_policy_value",
@@ -196,3 +203,59 @@ def _check_seat(seat: int) -> int:
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 (first) or 1 (second), not {seat!r}.")
     return seat
+
+
+@dataclass(frozen=True)
+class KuhnExploitability:
+    """How far a Kuhn poker policy, played in both seats, is from a Nash equilibrium.
+
+    Attributes:
+        nash_conv: The sum over the seats of a best response's gain against the policy
+            (OpenSpiel's ``nash_conv``; 0 at an equilibrium, 11/12 for the uniform policy).
+        exploitability: ``nash_conv / 2``, the mean gain per seat (OpenSpiel's).
+    """
+
+    nash_conv: float
+    exploitability: float
+
+
+class _TablePolicy(openspiel_policy.Policy):
+    """One table as the policy of every seat."""
+
+    def __init__(self, game: pyspiel.Game, table: LearnerTable) -> None:
+        super().__init__(game, list(range(game.num_players())))
+        self._table = table
+
+    def action_probabilities(self, state, player_id=None):
+        """Return ``{action: probability}`` at ``state`` from the table (normalised)."""
+        player = state.current_player() if player_id is None else player_id
+        info = state.information_state_string(player)
+        return _normalised(self._table[info], state.legal_actions(player), info)
+
+
+def kuhn_exploitability(table: LearnerTable) -> KuhnExploitability:
+    """Return the exact NashConv and exploitability of ``table`` played in both seats.
+
+    Args:
+        table: Information state -> {action id: probability} at all twelve states of Kuhn poker
+            (both seats': a self-play learner's policy).
+
+    Raises:
+        ValueError: If a state is missing, or its probabilities are not a distribution.
+
+    Example:
+        >>> uniform = {s: {0: 0.5, 1: 0.5} for p in (0, 1) for s in kuhn_information_states(p)}
+        >>> result = kuhn_exploitability(uniform)
+        >>> round(result.nash_conv, 6), round(result.exploitability, 6)  # 11/12, 11/24
+        (0.916667, 0.458333)
+    """
+    game = _kuhn()
+    missing = [s for p in (0, 1) for s in kuhn_information_states(p) if s not in table]
+    if missing:
+        raise ValueError(
+            f"The policy has no probabilities at the information states {missing}: the "
+            "exploitability of a policy needs it at every state of both seats."
+        )
+    policy = _TablePolicy(game, table)
+    nash_conv = float(openspiel_exploitability.nash_conv(game, policy))
+    return KuhnExploitability(nash_conv, nash_conv / game.num_players())

@@ -99,7 +99,11 @@ def test_every_ready_config_is_a_valid_metarl_config(tmp_path):
         if settings.get("use_vllm"):  # a GPU config: check it as it would run, minus the GPU
             settings |= {"use_vllm": False, "bf16": False}
         config = build_config(settings)
-        assert config.estimator in path.stem or path.stem.startswith("tiny"), path
+        # a ready config is named by its estimator, its tiny size or its way of playing
+        named = config.estimator in path.stem or path.stem.startswith(("tiny", "selfplay"))
+        assert named, path
+        if config.self_play:
+            assert config.opponent == "self" and config.trial.num_episodes == 1, path
 
 
 def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):

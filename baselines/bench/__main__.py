@@ -18,6 +18,7 @@ BENCHMARKS = {
     "rollout": "baselines.bench.rollout",
     "trainer": "baselines.bench.trainer",
     "learning": "baselines.bench.learning",
+    "selfplay": "baselines.bench.selfplay",
     "serve": "baselines.bench.serve",
     "prompt_example": "baselines.bench.prompt_example",
     "trial_sizes": "baselines.bench.trial_sizes",

@@ -3,7 +3,8 @@
 Each estimator is a pure numpy function ``f(trajectories, **settings) -> list[np.ndarray]``
 (one array per trajectory, aligned with its turns), in its own module with its formula, a
 worked example and the function that reads its settings from a training config: :func:`grpo`,
-:func:`rloo`, :func:`gigpo`, :func:`lamer`, :func:`mage`. Groups are read from
+:func:`rloo`, :func:`gigpo`, :func:`lamer`, :func:`mage`, and :func:`rae` (SPIRAL's
+role-conditioned baselines, the one estimator that keeps state across batches). Groups are read from
 ``Trajectory.group_id`` (MAGE's opponent groups from ``Turn.opponent``).
 
 Every estimator is an entry of the one registry, :data:`ESTIMATORS` (:mod:`.registry`); the
@@ -18,6 +19,7 @@ from mage_agents.advantages.gigpo import gigpo, gigpo_settings
 from mage_agents.advantages.grpo import grpo, grpo_settings
 from mage_agents.advantages.lamer import lamer, lamer_settings
 from mage_agents.advantages.mage import mage, mage_settings
+from mage_agents.advantages.rae import rae, rae_settings
 from mage_agents.advantages.registry import (
     ESTIMATORS,
     Estimator,
@@ -25,6 +27,7 @@ from mage_agents.advantages.registry import (
     config_settings,
     estimate,
     get_estimator,
+    is_stateful,
     register_estimator,
 )
 from mage_agents.advantages.rloo import rloo, rloo_settings
@@ -36,12 +39,14 @@ __all__ = [
     "config_settings",
     "estimate",
     "get_estimator",
+    "is_stateful",
     "register_estimator",
     "grpo",
     "rloo",
     "gigpo",
     "lamer",
     "mage",
+    "rae",
 ]
 
 register_estimator(
@@ -67,4 +72,11 @@ register_estimator(
     mage,
     mage_settings,
     description="LaMer's over differential episode rewards, normalised per opponent (MAGE)",
+)
+register_estimator(
+    "rae",
+    rae,
+    rae_settings,
+    description="trial return minus a moving (EMA) baseline of its role's returns (SPIRAL)",
+    stateful=True,
 )

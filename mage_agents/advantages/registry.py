@@ -29,6 +29,7 @@ __all__ = [
     "get_estimator",
     "config_settings",
     "estimate",
+    "is_stateful",
 ]
 
 Estimator = Callable[..., list[np.ndarray]]
@@ -55,12 +56,15 @@ class EstimatorEntry:
         settings: ``settings(config) -> dict``: its keyword arguments from a training config
             (``MetaRLConfig``'s fields ``step_gamma``, ``statistics``, ...).
         description: What it does, in one line (for the docs).
+        stateful: Whether it keeps state across batches (``fn`` takes ``state=``, a mapping it
+            reads and updates in place; the trainer keeps it for the run and checkpoints it).
     """
 
     name: str
     fn: Estimator
     settings: ConfigSettings = _no_settings
     description: str = ""
+    stateful: bool = False
 
     def __call__(self, trajectories: Sequence[Any], **settings: Any) -> list[np.ndarray]:
         """Run the estimator (an entry can be called as its function)."""
@@ -68,7 +72,8 @@ class EstimatorEntry:
 
 
 ESTIMATORS: dict[str, EstimatorEntry] = {}
-"""Estimator name -> entry, in registration order (built in: grpo, rloo, gigpo, lamer, mage)."""
+"""Estimator name -> entry, in registration order (built in: grpo, rloo, gigpo, lamer, mage,
+rae)."""
 
 
 def register_estimator(
@@ -77,6 +82,7 @@ def register_estimator(
     settings: ConfigSettings | None = None,
     *,
     description: str = "",
+    stateful: bool = False,
 ) -> EstimatorEntry:
     """Make ``name`` an estimator for :func:`estimate`, ``MetaRLConfig`` and ``train --estimator``.
 
@@ -86,13 +92,15 @@ def register_estimator(
         settings: ``settings(config) -> dict``: the keyword arguments the trainer passes, read
             from its ``MetaRLConfig`` (default: none).
         description: One line for the docs.
+        stateful: ``fn`` takes ``state=``, a mapping kept across batches (see
+            :class:`EstimatorEntry`).
 
     Raises:
         TypeError: If ``fn`` or ``settings`` is not callable.
     """
     if not callable(fn) or (settings is not None and not callable(settings)):
         raise TypeError("register_estimator takes a function and a settings(config) function.")
-    entry = EstimatorEntry(name, fn, settings or _no_settings, description)
+    entry = EstimatorEntry(name, fn, settings or _no_settings, description, stateful)
     ESTIMATORS[name] = entry
     return entry
 
@@ -120,7 +128,7 @@ def get_estimator(name_or_fn: str | Estimator) -> Estimator:
         >>> get_estimator("ppo")
         Traceback (most recent call last):
         ...
-        ValueError: Unknown advantage estimator 'ppo'. Known: grpo, rloo, gigpo, lamer, mage...
+        ValueError: Unknown advantage estimator 'ppo'. Known: grpo, rloo, gigpo, lamer, mage, rae...
     """
     if isinstance(name_or_fn, str):
         return _entry(name_or_fn).fn
@@ -130,6 +138,15 @@ def get_estimator(name_or_fn: str | Estimator) -> Estimator:
         f"An estimator is a name ({', '.join(ESTIMATORS)}) or a function, "
         f"not {type(name_or_fn).__name__}."
     )
+
+
+def is_stateful(name: str) -> bool:
+    """Whether the estimator ``name`` keeps state across batches (it takes ``state=``).
+
+    Raises:
+        ValueError: For an unknown name.
+    """
+    return _entry(name).stateful
 
 
 def config_settings(name: str, config: Any) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from mage_agents.advantages import ESTIMATORS
 from mage_agents.prompting import STRATEGIES
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS
 from mage_agents.training.trials import training_trial
+from mage_envs.games.openspiel_env import SELF_PLAY
 from mage_envs.meta import TrialConfig
 
 __all__ = ["MetaRLConfig"]
@@ -47,7 +48,7 @@ class MetaRLConfig(GRPOConfig):
 
     estimator: str = field(
         default="mage",
-        metadata=_help("Advantage estimator: grpo, rloo, gigpo, lamer, mage, ..."),
+        metadata=_help("Advantage estimator: grpo, rloo, gigpo, lamer, mage, rae, ..."),
     )
     env_id: str = field(
         default="mage/KuhnPoker-v0", metadata=_help("Gymnasium id of the env played in trials.")
@@ -59,6 +60,13 @@ class MetaRLConfig(GRPOConfig):
     opponent: str | None = field(
         default=None,
         metadata=_help("Opponent name or population preset (e.g. mage-kuhn-train); None: env's."),
+    )
+    self_play: bool = field(
+        default=False,
+        metadata=_help(
+            "The policy plays every seat of a two-player game (opponent 'self'); each seat's "
+            "turns are rows with that seat's reward and role (rae). Trials are single games."
+        ),
     )
     trial: dict[str, Any] | str | TrialConfig = field(
         default_factory=dict,
@@ -80,6 +88,10 @@ class MetaRLConfig(GRPOConfig):
     )
     omega: float = field(
         default=1.0, metadata=_help("Weight of GiGPO's step (anchor-state) term (1.0).")
+    )
+    rae_decay: float = field(
+        default=0.95,
+        metadata=_help("rae: decay of each role's moving baseline, in [0, 1) (SPIRAL 0.95)."),
     )
     statistics: str = field(
         default="turn",
@@ -198,8 +210,15 @@ class MetaRLConfig(GRPOConfig):
         return cls(**{**SMALL_MODEL_DEFAULTS, **settings})
 
     def __post_init__(self) -> None:
+        self._read_self_play()
         self.trial = training_trial(self.trial)
         _check_types(self)
+        if self.self_play and self.trial.num_episodes != 1:
+            raise ValueError(
+                "Self-play trials are single games (trial num_episodes: 1, SPIRAL's setting): "
+                "across episodes each seat's memory would show it the other seat's private "
+                f"view. Got num_episodes={self.trial.num_episodes}."
+            )
         self._check_move_choice()
         # the registries are read now: a name registered by the user's package is a choice too
         _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
@@ -221,6 +240,10 @@ class MetaRLConfig(GRPOConfig):
             raise ValueError(
                 "temperature divides the logits of sampling and of the loss: give a value > 0, "
                 f"not {self.temperature}."
+            )
+        if not 0.0 <= self.rae_decay < 1.0:
+            raise ValueError(
+                f"rae_decay weighs a baseline's past: it must lie in [0, 1), not {self.rae_decay}."
             )
         if self.omega < 0:
             raise ValueError(f"omega weights GiGPO's step term: it must be >= 0, not {self.omega}.")
@@ -250,6 +273,21 @@ class MetaRLConfig(GRPOConfig):
             # use it exactly where the hardware has it.
             self.bf16 = _cuda_has_bf16()
         super().__post_init__()
+
+    def _read_self_play(self) -> None:
+        """``opponent: self`` means self-play; self-play's trials are single games by default."""
+        if self.opponent == SELF_PLAY:
+            self.self_play = True
+        if not self.self_play:
+            return
+        if self.opponent not in (None, SELF_PLAY):
+            raise ValueError(
+                f"self_play plays the policy against itself: leave opponent unset (or 'self'), "
+                f"not {self.opponent!r}."
+            )
+        self.opponent = SELF_PLAY
+        if isinstance(self.trial, dict) and "num_episodes" not in self.trial:
+            self.trial = {**self.trial, "num_episodes": 1}
 
     def _check_move_choice(self) -> None:
         """Refuse bad legal-move settings, and TRL's vocabulary entropy bonus with them."""

@@ -7,9 +7,11 @@ goals and ALFWorld's validation games) through the same rollout engine as
 ``python -m baselines.run``, one trial per task, with the training sampling settings.
 For Kuhn poker the exact value of the greedy policy against each opponent and seat is computed
 too (:mod:`mage_agents.training.kuhn_policy`), with the best response's value and the policy at
-each card. The figures are logged through TRL with an ``eval/`` prefix; the model with the best
-score (``eval/exact/mean_value`` for Kuhn poker, else ``eval/trial/final_return``; the latest of
-tied scores, the most trained) is saved in ``OUTPUT/best`` with ``best.json``.
+each card, and the exact NashConv and exploitability of the model's policy in both seats. The
+figures are logged through TRL with an ``eval/`` prefix; the model with the best score
+(``eval/exact/mean_value`` for Kuhn poker, the lowest ``eval/exact/exploitability`` in
+self-play, else ``eval/trial/final_return``; the latest of tied scores, the most trained) is
+saved in ``OUTPUT/best`` with ``best.json``.
 
 An evaluation samples from its own random stream (:mod:`.streams`, the same at every
 evaluation), so it never changes what training draws: the trained weights do not depend on
@@ -26,7 +28,11 @@ from typing import Any
 from transformers import TrainerCallback
 
 from mage_agents.training.eval_transcripts import keep_evaluation_transcripts
-from mage_agents.training.kuhn_policy import evaluation_opponents, kuhn_exact_evaluation
+from mage_agents.training.kuhn_policy import (
+    evaluation_opponents,
+    kuhn_exact_evaluation,
+    kuhn_exact_exploitability,
+)
 from mage_agents.training.metrics import step_metrics, trial_record
 from mage_agents.training.streams import random_stream, stream_seed
 from mage_agents.training.trials import env_kwargs_of
@@ -41,9 +47,9 @@ def is_kuhn(env_id: str) -> bool:
     return env_id in KUHN_IDS
 
 
-def _seats(env_kwargs: dict[str, Any], rotation: str | None) -> list[int]:
+def _seats(env_kwargs: dict[str, Any], rotation: str | None, self_play: bool) -> list[int]:
     seat = env_kwargs.get("seat", "first")
-    if seat == "random" or rotation is not None:  # training plays both seats
+    if seat == "random" or rotation is not None or self_play:  # training plays both seats
         return [0, 1]
     return [("first", "second").index(seat)]
 
@@ -60,32 +66,47 @@ def _evaluate(trainer: Any) -> dict[str, float]:
     plans = trainer.plan(seeds, 1, f"eval{trainer.state.global_step}", evaluation=True)
     trajectories = trainer.play(plans)
     keep_evaluation_transcripts(trainer, plans, trajectories)  # a sample, to read
-    records = [trial_record(t, [0.0] * len(t.turns)) for t in trajectories]
+    records = [trial_record(t, [0.0] * len(t.turns)) for t in trainer.by_seat(trajectories)]
     figures = {k: v for k, v in step_metrics(records).items() if not k.startswith("advantages/")}
     if is_kuhn(args.env_id):
         # the prompts training plays (templates, memory, ...), at one seat at a time
         rotation = args.trial.seat_rotation
         settings = {k: v for k, v in env_kwargs_of(args, evaluation=True).items() if k != "seat"}
         settings["config"] = replace(args.trial, seat_rotation=None)
+        model = trainer.accelerator.unwrap_model(trainer.model)
+        scoring = dict(
+            strategy=args.strategy,
+            answer_template=args.answer_template,
+            chat_template_kwargs=trainer.chat_template_kwargs,
+            temperature=trainer.temperature,
+        )
         figures.update(
             kuhn_exact_evaluation(
-                trainer.accelerator.unwrap_model(trainer.model),
+                model,
                 trainer.processing_class,
                 args.evaluation_opponents or evaluation_opponents(args.opponent),
-                _seats(env_kwargs_of(args, evaluation=True), rotation),
-                strategy=args.strategy,
-                answer_template=args.answer_template,
-                chat_template_kwargs=trainer.chat_template_kwargs,
-                temperature=trainer.temperature,
+                _seats(env_kwargs_of(args, evaluation=True), rotation, args.self_play),
+                **scoring,
                 **settings,
+            )
+        )
+        figures.update(
+            kuhn_exact_exploitability(
+                model, trainer.processing_class, args.self_play, **scoring, **settings
             )
         )
     return {f"eval/{k}": float(v) for k, v in figures.items()}
 
 
-def best_metric(env_id: str) -> str:
-    """The figure the best model is chosen by."""
-    return "eval/exact/mean_value" if is_kuhn(env_id) else "eval/trial/final_return"
+LOWER_IS_BETTER = frozenset({"eval/exact/exploitability"})
+"""Figures the best model minimises."""
+
+
+def best_metric(env_id: str, self_play: bool = False) -> str:
+    """The figure the best model is chosen by (self-play on Kuhn poker: the exploitability)."""
+    if is_kuhn(env_id):
+        return "eval/exact/exploitability" if self_play else "eval/exact/mean_value"
+    return "eval/trial/final_return"
 
 
 class EvaluationCallback(TrainerCallback):
@@ -123,11 +144,12 @@ class EvaluationCallback(TrainerCallback):
 
     def _keep_best(self, figures: dict[str, float]) -> None:
         trainer = self.trainer
-        name = best_metric(trainer.args.env_id)
+        name = best_metric(trainer.args.env_id, trainer.args.self_play)
         value = figures.get(name)
         if value is None or not trainer.args.keep_best:
             return
-        if trainer.best is not None and value < trainer.best["value"]:
+        sign = -1.0 if name in LOWER_IS_BETTER else 1.0
+        if trainer.best is not None and sign * value < sign * trainer.best["value"]:
             return  # a tie replaces the best: the later model is the more trained one
         trainer.best = {"metric": name, "value": value, "step": trainer.state.global_step}
         folder = Path(trainer.args.output_dir) / "best"

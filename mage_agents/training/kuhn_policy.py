@@ -7,6 +7,11 @@ and normalise over the legal moves. The resulting table's exact value against ea
 (:mod:`mage_envs.policy_value`) measures learning without sampling noise. ``legal_mass``, the
 total probability of the well-formed legal answers, says how much of the model's mass the table
 covers (the rest is invalid or differently phrased text).
+
+:func:`kuhn_exact_exploitability` reads the table at all twelve states (both seats, from the
+prompts of self-play trials when the learner plays itself) and returns its exact NashConv and
+exploitability (:func:`mage_envs.policy_value.kuhn_exploitability`, OpenSpiel's best
+responses): the distance from equilibrium that self-play aims to close, without sampling noise.
 """
 
 from __future__ import annotations
@@ -18,8 +23,9 @@ from typing import Any
 import mage_envs
 from mage_agents.local_model import render_chat
 from mage_agents.prompting import STRATEGIES
+from mage_envs.games.openspiel_env import SELF_PLAY
 from mage_envs.opponents import as_population
-from mage_envs.policy_value import greedy_table, kuhn_policy_values
+from mage_envs.policy_value import greedy_table, kuhn_exploitability, kuhn_policy_values
 
 __all__ = [
     "CARDS",
@@ -29,6 +35,7 @@ __all__ = [
     "evaluation_opponents",
     "kuhn_policy_table",
     "kuhn_exact_evaluation",
+    "kuhn_exact_exploitability",
 ]
 
 SEATS = ("first", "second")
@@ -59,8 +66,9 @@ def decision_prompts(
     """Return the first-episode prompt at every information state reachable against ``opponent``.
 
     Args:
-        opponent: The opponent (its policy decides which states are reachable).
-        seat: The learner's seat, 0 or 1.
+        opponent: The opponent (its policy decides which states are reachable); ``"self"``:
+            self-play trials, whose prompts at the states of both seats are returned.
+        seat: The learner's seat, 0 or 1 (unused in self-play).
         strategy: The prompting strategy whose chat the agent reads.
         **trial_kwargs: :func:`mage_envs.make_trial` settings of the training env (the id is
             ``env_id``, default ``mage/KuhnPoker-v0``); ``seat`` and ``opponent`` are set here.
@@ -70,6 +78,7 @@ def decision_prompts(
     env = mage_envs.make_trial(env_id, **trial_kwargs)
     chooser = STRATEGIES[strategy]()
     found: dict[str, DecisionPrompt] = {}
+    states = 12 if opponent == SELF_PLAY else 6  # every state of the seat, or of both
     try:
         for seed in range(MAX_SEEDS):
             for path in _paths(env, seed):
@@ -82,7 +91,7 @@ def decision_prompts(
                         tuple(info["legal_actions"]),
                         tuple(info["legal_action_ids"]),
                     )
-            if len(found) == 6:  # every state of the seat
+            if len(found) == states:
                 break
     finally:
         env.close()
@@ -197,6 +206,42 @@ def kuhn_exact_evaluation(
     return metrics
 
 
+def kuhn_exact_exploitability(
+    model: Any,
+    tokenizer: Any,
+    self_play: bool,
+    strategy: str = "zero-shot",
+    answer_template: str = "<action>{action}</action>",
+    chat_template_kwargs: Mapping[str, Any] | None = None,
+    temperature: float = 1.0,
+    **trial_kwargs: Any,
+) -> dict[str, float]:
+    """Return the exact NashConv and exploitability of the model's policy in both seats.
+
+    The policy at each of the twelve information states is the model's, over the legal moves
+    (:func:`kuhn_policy_table`), read from the prompts of self-play trials (``self_play``) or
+    of the learner's trials in each seat (against uniform play, which reaches every state).
+
+    Keys: ``exact/nash_conv`` and ``exact/exploitability`` (of the policy itself), and
+    ``exact/greedy_exploitability`` (of its argmax at each state).
+    """
+    opponents = [(SELF_PLAY, 0)] if self_play else [("random", 0), ("random", 1)]
+    prompts = [
+        prompt
+        for opponent, seat in opponents
+        for prompt in decision_prompts(opponent, seat, strategy, **dict(trial_kwargs))
+    ]
+    table, _ = kuhn_policy_table(
+        model, tokenizer, prompts, answer_template, chat_template_kwargs, temperature
+    )
+    mixed, greedy = kuhn_exploitability(table), kuhn_exploitability(greedy_table(table))
+    return {
+        "exact/nash_conv": mixed.nash_conv,
+        "exact/exploitability": mixed.exploitability,
+        "exact/greedy_exploitability": greedy.exploitability,
+    }
+
+
 CARDS = "JQK"
 """Kuhn's cards, by OpenSpiel's card id."""
 
@@ -234,7 +279,9 @@ def evaluation_opponents(opponent: str | None) -> list[str]:
         ['conservative', 'aggressive', 'balanced']
         >>> evaluation_opponents("cfr")
         ['cfr']
+        >>> evaluation_opponents("self")  # self-play: the styles
+        ['conservative', 'aggressive', 'balanced']
     """
-    if opponent is None:
+    if opponent is None or opponent == SELF_PLAY:
         return list(DEFAULT_OPPONENTS)
     return list(as_population(opponent).member_names())

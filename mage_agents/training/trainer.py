@@ -32,10 +32,11 @@ from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import use_adapter
 
-from mage_agents.advantages import config_settings, estimate
+from mage_agents.advantages import config_settings, estimate, is_stateful
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
+from mage_agents.rollout.self_play import split_batch
 from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.generation import TrainerBackend
@@ -52,6 +53,10 @@ __all__ = ["MetaRLTrainer", "task_dataset"]
 STATE_FILE = "meta_rl_state.json"
 """Written into every checkpoint: the trainer's own state (best evaluation so far, TRL's count of
 micro-steps, which places the step within its generation)."""
+
+ESTIMATOR_STATE_FILE = "estimator_state_{}.json"
+"""Written, per process, into every checkpoint of a run whose estimator keeps state (rae's
+baselines, computed from that process's trials)."""
 
 BUFFER_FILE = "generation_buffer_{}.pt"
 """Written, per process, into a checkpoint taken between the steps of one generation
@@ -145,6 +150,7 @@ class MetaRLTrainer(GRPOTrainer):
         if args.action_choice == "legal":
             self.backend = LegalMoveBackend(self, self.backend)
         self.best: dict[str, Any] | None = None
+        self.estimator_state: dict[str, Any] = {}  # a stateful estimator's (rae's baselines)
         self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
         self._loss_batch: dict[str, Any] | None = None  # the micro-batch the loss is reading
         self._loss_outputs: tuple | None = None
@@ -200,6 +206,13 @@ class MetaRLTrainer(GRPOTrainer):
             env_workers=self._workers or 0,
         )
 
+    def by_seat(self, trajectories: list[Any]) -> list[Any]:
+        """In self-play, each game as one trajectory per seat (its turns, reward and role).
+
+        See :func:`~mage_agents.rollout.self_play.split_seats`; otherwise ``trajectories``.
+        """
+        return split_batch(trajectories) if self.args.self_play else trajectories
+
     # -- the override --------------------------------------------------------------------------
 
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -216,7 +229,8 @@ class MetaRLTrainer(GRPOTrainer):
             self.backend.clear()  # the sampling records of this batch only
         seed = stream_seed(self.args.seed, "rollout", *step, self.accelerator.process_index)
         with random_stream(seed):
-            trajectories = self.play(self.plan(seeds, group, tag, evaluation=mode == "eval"))
+            plans = self.plan(seeds, group, tag, evaluation=mode == "eval")
+            trajectories = self.by_seat(self.play(plans))
         advantages = self.advantages(trajectories)
         if legal:
             advantages = self.backend.adjust(trajectories, advantages)
@@ -250,6 +264,8 @@ class MetaRLTrainer(GRPOTrainer):
         """
         args = self.args
         settings = config_settings(args.estimator, args)
+        if is_stateful(args.estimator):
+            settings["state"] = self.estimator_state
         return estimate(
             args.estimator, trajectories, batch_std=args.scale_advantages == "batch", **settings
         )
@@ -390,17 +406,23 @@ class MetaRLTrainer(GRPOTrainer):
         if self._buffered_inputs is not None and self._step % generate_every != 0:
             buffer = folder / BUFFER_FILE.format(self.accelerator.process_index)
             torch.save(self._buffered_inputs, buffer)
+        if is_stateful(self.args.estimator):
+            estimator = folder / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
+            estimator.write_text(json.dumps(self.estimator_state, indent=1))
         if self.args.should_save:
             state = {"best": self.best, "micro_step": self._step}
             (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
         super()._save_checkpoint(model, trial)
 
     def _restore(self, checkpoint: Path) -> None:
-        """Restore what TRL's checkpoint lacks: the best so far and the generation in progress."""
+        """Restore what TRL's checkpoint lacks (best so far, generation, estimator state)."""
         if (checkpoint / STATE_FILE).is_file():
             state = json.loads((checkpoint / STATE_FILE).read_text())
             self.best = state["best"]
             self._step = int(state.get("micro_step", 0))  # TRL restarts it at 0
+        estimator = checkpoint / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
+        if estimator.is_file():
+            self.estimator_state = json.loads(estimator.read_text())
         buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
         if buffer.is_file():
             device = self.accelerator.device

@@ -11,7 +11,15 @@ scores better than playing and losing. An opponent that reads text
 seat, rendered by the same text game, and its end page when the game is over; if it forfeits
 (no legal move in its answers) the learner wins with ``-forfeit_payoff``; if its backend fails,
 :class:`~mage_envs.opponents.text_opponent.OpponentFault` leaves ``step``/``reset``: no result
-for either side (the rollout engine voids the trial). A game of the suite is a
+for either side (the rollout engine voids the trial).
+
+Self-play (``opponent="self"``): no opponent moves; the agent plays every seat, each step the
+seat to move, and reads that seat's view only (its own card, never the other's). The step's
+reward is the mover's (its payoff when its move ends the game), and the final info's
+``seat_rewards`` holds every seat's reward, by player id, with their ``seat_names``, so that each
+seat's turns can be trained on with their own reward (the wrapper's trial returns add up the
+movers' rewards of both seats: they are no one seat's score, see
+``mage_agents.rollout.self_play``). A game of the suite is a
 subclass that names its :class:`~mage_envs.games.text_game.TextGame` in ``text_game_class``; the
 constructor and its documentation live here only.
 """
@@ -34,9 +42,11 @@ from mage_envs.parsing import parse_action
 from mage_envs.seeds import draw_seed
 from mage_envs.text import fit_text, render_text, text_space
 
-__all__ = ["OpenSpielTextEnv", "SEATS"]
+__all__ = ["OpenSpielTextEnv", "SEATS", "SELF_PLAY"]
 
 SEATS = ("first", "second", "random")
+SELF_PLAY = "self"
+"""The opponent spec of self-play: the agent plays every seat."""
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 
@@ -48,8 +58,9 @@ class OpenSpielTextEnv(gym.Env[str, str]):
     no arguments) and need no constructor of their own.
 
     Args:
-        opponent: ``None`` (uniform random legal play), an opponent name, an object following
-            the :class:`~mage_envs.opponents.Opponent` protocol, or a
+        opponent: ``None`` (uniform random legal play), ``"self"`` (self-play: the agent plays
+            every seat, ``seat`` unused; see the module docstring), an opponent name, an object
+            following the :class:`~mage_envs.opponents.Opponent` protocol, or a
             :class:`~mage_envs.opponents.Population` or population preset name (one member is
             drawn at each reset from the seed; ``options={"keep_opponent": True}`` keeps it).
         seat: ``"first"``, ``"second"`` or ``"random"`` (drawn at each reset from the seed).
@@ -112,7 +123,8 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         if not math.isfinite(forfeit_payoff):
             raise ValueError(f"forfeit_payoff must be a finite number, not {forfeit_payoff!r}.")
         self.forfeit_payoff = float(forfeit_payoff)
-        self.population = as_population(opponent)
+        self.self_play = isinstance(opponent, str) and opponent == SELF_PLAY
+        self.population = as_population(None if self.self_play else opponent)
         # Built once, so a bad name fails here and CFR tables are not rebuilt per trial.
         self._members = self.population.build(self.game)
         self._member: int | None = None
@@ -171,7 +183,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self._reader = self.opponent if reads_page(self.opponent) else None
         if self._reader is not None:
             self._reader.begin_episode(int(options.get("episode", 0)))
-        self.opponent.reset(draw_seed(self.np_random), 1 - self._player)
+        self.opponent.reset(draw_seed(self.np_random), 1 - self._player)  # drawn in self-play too
         self._state = self.game.new_initial_state()
         self.game_index += 1
         self._invalid.clear()
@@ -195,8 +207,13 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         if action_id is None:
             return self._invalid_step()
         self._invalid.clear()
+        mover = self._player
+        if self.self_play and self._shows_moves:  # the next mover's opponent made this move
+            self._opponent_moves = [self.text_game.move_name(self._state, mover, action_id)]
         self._state.apply_action(action_id)
         self._advance()
+        if self.self_play and self._player == mover:  # the game ended: nobody else moved
+            self._opponent_moves = []
         done = self._done
         reward = self._view.payoff * self.reward_scale if done else 0.0
         return self._observe(), float(reward), done, False, self._info(invalid=False)
@@ -254,6 +271,12 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         state, rng = self._state, self.np_random
         # current_player() alone tells chance, terminal and whose turn: one call per move.
         player = state.current_player()
+        if self.self_play:
+            while player == _CHANCE:
+                state.apply_action(sample_chance(state, rng.random()))
+                player = state.current_player()
+            if player != _TERMINAL:  # the seat to move; at the end, the last mover stays
+                self._player = player
         while player != self._player and player != _TERMINAL:
             if player == _CHANCE:
                 state.apply_action(sample_chance(state, rng.random()))
@@ -310,6 +333,10 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             payoff = self.forfeit_payoff
             reward += payoff * self.reward_scale
             info.update(payoff=payoff, success=payoff > 0, forfeit=True)
+            if self.self_play:  # the other seat wins what the forfeit loses (two players)
+                payoffs = [-payoff] * self.game.num_players()
+                payoffs[self._player] = payoff
+                info.update(self._seat_rewards(payoffs))
         return obs, float(reward), False, truncated, info
 
     def _observe(self, prefix: str = "") -> str:
@@ -324,7 +351,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             "legal_action_ids": list(view.ids),
             "seat": self.text_game.seat_name(self._player),
             "player": self._player,
-            "opponent": self.opponent.name,
+            "opponent": SELF_PLAY if self.self_play else self.opponent.name,
             "invalid_action": invalid,
         }
         if self._reader is not None and self._reader.memory:
@@ -336,7 +363,16 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         if self._done:
             info.update(payoff=view.payoff, success=view.payoff > 0)
             info.update(view.revealed)
+            if self.self_play:
+                info.update(self._seat_rewards(self._state.returns()))
         return info
+
+    def _seat_rewards(self, payoffs: list[float]) -> dict[str, Any]:
+        """Every seat's reward at the end of a self-play game, by player id, and its seat name."""
+        return {
+            "seat_rewards": [float(p) * self.reward_scale for p in payoffs],
+            "seat_names": [self.text_game.seat_name(p) for p in range(len(payoffs))],
+        }
 
 
 def sample_chance(state: pyspiel.State, u: float) -> int:
