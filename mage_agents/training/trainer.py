@@ -26,6 +26,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import torch
 from accelerate.utils import gather_object
 from trl import GRPOTrainer
@@ -40,6 +41,13 @@ from mage_agents.rollout.self_play import split_batch
 from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.generation import TrainerBackend
+from mage_agents.training.league import (
+    LEAGUE_SCHEME,
+    LEAGUE_STATE_FILE,
+    League,
+    draw_opponents,
+    save_snapshot,
+)
 from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
 from mage_agents.training.legal_logps import policy_token_logps
 from mage_agents.training.loss_terms import loss_terms
@@ -151,6 +159,7 @@ class MetaRLTrainer(GRPOTrainer):
             self.backend = LegalMoveBackend(self, self.backend)
         self.best: dict[str, Any] | None = None
         self.estimator_state: dict[str, Any] = {}  # a stateful estimator's (rae's baselines)
+        self.league = League()  # the kept snapshots of the learner (league_every > 0)
         self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
         self._loss_batch: dict[str, Any] | None = None  # the micro-batch the loss is reading
         self._loss_outputs: tuple | None = None
@@ -213,6 +222,26 @@ class MetaRLTrainer(GRPOTrainer):
         """
         return split_batch(trajectories) if self.args.self_play else trajectories
 
+    def snapshot(self) -> None:
+        """Add the model to the league if ``league_every`` steps passed since the last snapshot.
+
+        Saved under ``OUTPUT/league/step-N`` by the main process
+        (:func:`~mage_agents.training.league.save_snapshot`); a snapshot leaving the league is
+        kept on disk but its loaded model is dropped.
+        """
+        from baselines.agent_opponents import forget_opponent
+
+        step = self.state.global_step
+        last = max((int(s.rpartition("step-")[2]) for s in self.league.specs), default=0)
+        if step == 0 or step - last < self.args.league_every:
+            return
+        folder = (Path(self.args.output_dir) / "league" / f"step-{step}").resolve()
+        if self.accelerator.is_main_process:
+            save_snapshot(self, folder)
+        self.accelerator.wait_for_everyone()
+        for old in self.league.add(f"{LEAGUE_SCHEME}:{folder}", self.args.league_size):
+            forget_opponent(old)
+
     # -- the override --------------------------------------------------------------------------
 
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -228,9 +257,22 @@ class MetaRLTrainer(GRPOTrainer):
         if legal:
             self.backend.clear()  # the sampling records of this batch only
         seed = stream_seed(self.args.seed, "rollout", *step, self.accelerator.process_index)
+        league = mode == "train" and self.args.league_every > 0
+        if league:
+            self.snapshot()
         with random_stream(seed):
             plans = self.plan(seeds, group, tag, evaluation=mode == "eval")
+            if league:
+                rng = np.random.default_rng(
+                    stream_seed(self.args.seed, "league", *step, self.accelerator.process_index)
+                )
+                args = self.args
+                plans = draw_opponents(
+                    plans, group, self.league, args.league_weight, args.league_sampling, rng
+                )
             trajectories = self.by_seat(self.play(plans))
+        if league:
+            self.league.count(trajectories)
         advantages = self.advantages(trajectories)
         if legal:
             advantages = self.backend.adjust(trajectories, advantages)
@@ -409,13 +451,16 @@ class MetaRLTrainer(GRPOTrainer):
         if is_stateful(self.args.estimator):
             estimator = folder / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
             estimator.write_text(json.dumps(self.estimator_state, indent=1))
+        if self.args.league_every:
+            league = folder / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
+            league.write_text(self.league.to_json())
         if self.args.should_save:
             state = {"best": self.best, "micro_step": self._step}
             (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
         super()._save_checkpoint(model, trial)
 
     def _restore(self, checkpoint: Path) -> None:
-        """Restore what TRL's checkpoint lacks (best so far, generation, estimator state)."""
+        """Restore what TRL's checkpoint lacks (best so far, generation, estimator, league)."""
         if (checkpoint / STATE_FILE).is_file():
             state = json.loads((checkpoint / STATE_FILE).read_text())
             self.best = state["best"]
@@ -423,6 +468,9 @@ class MetaRLTrainer(GRPOTrainer):
         estimator = checkpoint / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
         if estimator.is_file():
             self.estimator_state = json.loads(estimator.read_text())
+        league = checkpoint / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
+        if league.is_file():
+            self.league = League.from_json(league.read_text())
         buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
         if buffer.is_file():
             device = self.accelerator.device
