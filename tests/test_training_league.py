@@ -181,3 +181,26 @@ def test_the_league_state_is_a_json_file_of_each_checkpoint(tmp_path):
     state = json.loads((tmp_path / "checkpoint-2" / "league_state_0.json").read_text())
     assert [snapshot_name(s) for s in state["specs"]] == ["league:step-1"]
     assert SimpleNamespace(**state).record["league:step-1"][1] > 0
+
+
+def test_a_lora_run_snapshots_its_adapter_which_loads_on_the_base_and_plays(tmp_path):
+    peft = pytest.importorskip("peft")
+    torch.set_num_threads(1)
+    model, tokenizer = build_tiny_model(seed=0, init_std=0.125)
+    base = tmp_path / "base"
+    model.save_pretrained(base)
+    tokenizer.save_pretrained(base)
+    lora = peft.LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"])
+    config = league_config(tmp_path / "run", max_steps=2)
+    MetaRLTrainer(str(base), config, peft_config=lora).train()
+    folder = tmp_path / "run" / "league" / "step-1"
+    assert (folder / "adapter_config.json").is_file() and not (folder / "config.json").exists()
+    assert json.loads((folder / "league.json").read_text())["base_model"] == str(base.resolve())
+    env = gym.make(KUHN, opponent=f"league:{folder.resolve()}", seat="first")
+    _, info = env.reset(seed=0)
+    _, _, _, _, info = env.step(info["legal_actions"][0])
+    assert info["opponent"] == "league:step-1" and info["opponent_moves"]
+    with pytest.raises(ValueError, match="no local model folder"):
+        MetaRLTrainer(
+            model, league_config(tmp_path / "x"), processing_class=tokenizer, peft_config=lora
+        )

@@ -2,8 +2,9 @@
 
 Every ``league_every`` optimizer steps the trained model is saved under
 ``OUTPUT/league/step-N`` (full weights, or the LoRA adapter of a PEFT model, which loads on its
-base) with its tokenizer and a ``league.json`` saying how it plays. The last ``league_size``
-snapshots are kept in the league. At each training generation every group of trials meets, with
+base: the model folder the trainer was given) with its tokenizer and a ``league.json`` saying
+how it plays. The last ``league_size`` snapshots are kept in the league (all stay on disk, for
+the arena). At each training generation every group of trials meets, with
 probability ``league_weight``, a snapshot instead of the config's opponent (its scripted opponent
 or population); the draw comes from the step's own seeded generator (:func:`draw_opponents`),
 and all trials of a group meet the same opponent, so the estimator compares them fairly.
@@ -50,6 +51,7 @@ __all__ = [
     "LEAGUE_STATE_FILE",
     "SAMPLINGS",
     "League",
+    "adapter_base",
     "draw_opponents",
     "league_opponent",
     "save_snapshot",
@@ -169,14 +171,35 @@ def _against(plan: Any, spec: str) -> Any:
     return replace(plan, opponent=spec, group_id=plan.group_id.replace(f"|{old}|", f"|{spec}|"))
 
 
+def adapter_base(model: Any) -> str | None:
+    """The local base-model folder of a PEFT model's adapter; ``None`` for a full model.
+
+    Raises:
+        ValueError: For an adapter whose base is no local folder (built in code): its
+            snapshots could not be loaded.
+    """
+    configs = getattr(model, "peft_config", None)
+    if not configs:
+        return None
+    base = str(next(iter(configs.values())).base_model_name_or_path or "")
+    if not (Path(base) / "config.json").is_file():
+        raise ValueError(
+            f"A league of LoRA snapshots saves adapters, which load on their base model, and "
+            f"this one's base {base!r} is no local model folder: pass the model as a folder "
+            "saved with save_pretrained."
+        )
+    return str(Path(base).resolve())
+
+
 def save_snapshot(trainer: Any, folder: Path) -> None:
-    """Save the trained model (or its adapter), its tokenizer and how it plays into ``folder``."""
+    """Save the trained model (or its LoRA adapter), its tokenizer and how it plays."""
     model = trainer.accelerator.unwrap_model(trainer.model)
     folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)
+    model.save_pretrained(folder)  # a PEFT model saves its adapter only
     trainer.processing_class.save_pretrained(folder)
     args = trainer.args
     play = {
+        "base_model": adapter_base(model),
         "strategy": args.strategy,
         "action_choice": args.action_choice,
         "answer_template": args.answer_template,
@@ -202,7 +225,10 @@ def league_opponent(path: str, game: Any) -> Any:
 
 
 def _snapshot_factory(folder: Path) -> Any:
-    from baselines.agents import AgentFactory, build_agent_factory
+    from baselines.agents import AgentFactory
+    from mage_agents.local_model import LocalModelBackend
+    from mage_agents.prompting import LLMAgent
+    from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
 
     if not (folder / PLAY_FILE).is_file():
         raise ValueError(
@@ -210,27 +236,31 @@ def _snapshot_factory(folder: Path) -> Any:
             "by training with league_every > 0 under OUTPUT/league/step-N."
         )
     play = json.loads((folder / PLAY_FILE).read_text())
-    if play["action_choice"] != "legal":
-        return build_agent_factory(
-            {
-                "kind": "local",
-                "path": str(folder),
-                "strategy": play["strategy"],
-                "temperature": 0.0,
-                "max_new_tokens": int(play["max_new_tokens"]),
-            }
-        )
-    from mage_agents.local_model import LocalModelBackend
-    from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
-
-    free = LocalModelBackend(str(folder), temperature=0.0, max_new_tokens=play["max_new_tokens"])
-    backend = LegalMoveBackend(_SnapshotScorer(free.model, free.tokenizer, play), free)
-    backend.greedy = True
-    return AgentFactory(
-        snapshot_name(f"{LEAGUE_SCHEME}:{folder}"),
-        lambda: LegalMoveAgent(backend, play["strategy"]),
-        backend=backend,
+    model, tokenizer = _load_snapshot(folder, play.get("base_model"))
+    name = snapshot_name(f"{LEAGUE_SCHEME}:{folder}")
+    backend: Any = LocalModelBackend(
+        model, tokenizer, temperature=0.0, max_new_tokens=int(play["max_new_tokens"]), name=name
     )
+    agent = LLMAgent
+    if play["action_choice"] == "legal":
+        backend = LegalMoveBackend(_SnapshotScorer(model, tokenizer, play), backend)
+        backend.greedy = True
+        agent = LegalMoveAgent
+    return AgentFactory(name, lambda: agent(backend, play["strategy"]), backend=backend)
+
+
+def _load_snapshot(folder: Path, base: str | None) -> tuple[Any, Any]:
+    """Load a snapshot's model and tokenizer: full weights, or the adapter on its base."""
+    from mage_agents.model_files import load_pretrained
+
+    if base is None:
+        return load_pretrained(folder)
+    from peft import PeftModel
+    from transformers import AutoTokenizer
+
+    model, _ = load_pretrained(base)
+    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+    return PeftModel.from_pretrained(model, folder, is_trainable=False), tokenizer
 
 
 class _SnapshotScorer:

@@ -45,6 +45,7 @@ from mage_agents.training.league import (
     LEAGUE_SCHEME,
     LEAGUE_STATE_FILE,
     League,
+    adapter_base,
     draw_opponents,
     save_snapshot,
 )
@@ -150,6 +151,8 @@ class MetaRLTrainer(GRPOTrainer):
             peft_config=peft_config,
             callbacks=callbacks,
         )
+        if args.league_every:
+            adapter_base(self.accelerator.unwrap_model(self.model))  # refuses a base built in code
         self.backend = TrainerBackend(self)
         if self.use_vllm:  # vLLM stops at the answer tags itself instead of running on
             extra = self.vllm_generation.generation_kwargs
