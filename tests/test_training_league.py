@@ -1,6 +1,7 @@
 """A league of past selves: snapshots saved every K steps, kept last N, met as agent opponents."""
 
 import json
+from pathlib import Path
 from types import SimpleNamespace
 
 import gymnasium as gym
@@ -204,3 +205,30 @@ def test_a_lora_run_snapshots_its_adapter_which_loads_on_the_base_and_plays(tmp_
         MetaRLTrainer(
             model, league_config(tmp_path / "x"), processing_class=tokenizer, peft_config=lora
         )
+
+
+def test_the_gpu_league_config_is_mage_tictactoe_with_a_league_of_adapters(tmp_path):
+    from baselines.train import _read_config, build_config
+
+    settings = _read_config(Path("league_tictactoe_qwen3_4b"))
+    config = build_config(settings | {"out": str(tmp_path), "use_vllm": False, "bf16": False})
+    paper = build_config(
+        _read_config(Path("mage_tictactoe_qwen3_4b"))
+        | {"out": str(tmp_path), "use_vllm": False, "bf16": False}
+    )
+    assert (config.league_every, config.league_size, config.league_weight) == (160, 4, 0.25)
+    assert config.league_sampling == "winrate" and config.opponent == "mage-ttt-train"
+    assert (config.max_steps, config.env_kwargs) == (paper.max_steps, paper.env_kwargs)
+
+
+def test_the_tiny_league_config_trains_from_the_command_line(tmp_path, capsys):
+    from baselines.run import main
+
+    out = tmp_path / "run"
+    argv = ["train", "--config", "league_kuhn_tiny", "--max-steps", "2", "--out", str(out)]
+    argv += ["--set", "league_every=1", "--set", "per_device_train_batch_size=8"]
+    argv += ["--set", "save_steps=2", "--set", "evaluation_steps=0"]
+    assert main(argv) == 0
+    assert (out / "league" / "step-1" / "league.json").is_file()
+    state = json.loads((out / "checkpoint-2" / "league_state_0.json").read_text())
+    assert [snapshot_name(s) for s in state["specs"]] == ["league:step-1"]
