@@ -54,8 +54,10 @@ __all__ = [
     "adapter_base",
     "draw_opponents",
     "league_opponent",
+    "league_plans",
     "save_snapshot",
     "snapshot_name",
+    "take_snapshot",
 ]
 
 LEAGUE_SCHEME = "league"
@@ -164,6 +166,41 @@ def draw_opponents(
             group = [_against(plan, spec) for plan in group]
         out.extend(group)
     return out
+
+
+def league_plans(
+    league: League, plans: Sequence[Any], group_size: int, args: Any, path: Sequence[int]
+) -> list[Any]:
+    """:func:`draw_opponents` with ``args``' league settings, from the step's own generator.
+
+    ``path`` is the step (and micro-step) and the process: the generator is seeded with
+    ``stream_seed(args.seed, "league", *path)``, never drawn from a global stream.
+    """
+    from mage_agents.training.streams import stream_seed
+
+    rng = np.random.default_rng(stream_seed(args.seed, "league", *path))
+    return draw_opponents(plans, group_size, league, args.league_weight, args.league_sampling, rng)
+
+
+def take_snapshot(trainer: Any) -> None:
+    """Add the model to ``trainer.league`` if ``league_every`` steps passed since the last one.
+
+    Saved under ``OUTPUT/league/step-N`` by the main process (:func:`save_snapshot`); a snapshot
+    leaving the league stays on disk but its loaded model is dropped.
+    """
+    from baselines.agent_opponents import forget_opponent
+
+    args, league = trainer.args, trainer.league
+    step = trainer.state.global_step
+    last = max((int(s.rpartition("step-")[2]) for s in league.specs), default=0)
+    if step == 0 or step - last < args.league_every:
+        return
+    folder = (Path(args.output_dir) / "league" / f"step-{step}").resolve()
+    if trainer.accelerator.is_main_process:
+        save_snapshot(trainer, folder)
+    trainer.accelerator.wait_for_everyone()
+    for old in league.add(f"{LEAGUE_SCHEME}:{folder}", args.league_size):
+        forget_opponent(old)
 
 
 def _against(plan: Any, spec: str) -> Any:

@@ -26,7 +26,6 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import torch
 from accelerate.utils import gather_object
 from trl import GRPOTrainer
@@ -42,12 +41,11 @@ from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.generation import TrainerBackend
 from mage_agents.training.league import (
-    LEAGUE_SCHEME,
     LEAGUE_STATE_FILE,
     League,
     adapter_base,
-    draw_opponents,
-    save_snapshot,
+    league_plans,
+    take_snapshot,
 )
 from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
 from mage_agents.training.legal_logps import policy_token_logps
@@ -225,26 +223,6 @@ class MetaRLTrainer(GRPOTrainer):
         """
         return split_batch(trajectories) if self.args.self_play else trajectories
 
-    def snapshot(self) -> None:
-        """Add the model to the league if ``league_every`` steps passed since the last snapshot.
-
-        Saved under ``OUTPUT/league/step-N`` by the main process
-        (:func:`~mage_agents.training.league.save_snapshot`); a snapshot leaving the league is
-        kept on disk but its loaded model is dropped.
-        """
-        from baselines.agent_opponents import forget_opponent
-
-        step = self.state.global_step
-        last = max((int(s.rpartition("step-")[2]) for s in self.league.specs), default=0)
-        if step == 0 or step - last < self.args.league_every:
-            return
-        folder = (Path(self.args.output_dir) / "league" / f"step-{step}").resolve()
-        if self.accelerator.is_main_process:
-            save_snapshot(self, folder)
-        self.accelerator.wait_for_everyone()
-        for old in self.league.add(f"{LEAGUE_SCHEME}:{folder}", self.args.league_size):
-            forget_opponent(old)
-
     # -- the override --------------------------------------------------------------------------
 
     def _generate_and_score_completions(self, inputs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -262,17 +240,12 @@ class MetaRLTrainer(GRPOTrainer):
         seed = stream_seed(self.args.seed, "rollout", *step, self.accelerator.process_index)
         league = mode == "train" and self.args.league_every > 0
         if league:
-            self.snapshot()
+            take_snapshot(self)
         with random_stream(seed):
             plans = self.plan(seeds, group, tag, evaluation=mode == "eval")
             if league:
-                rng = np.random.default_rng(
-                    stream_seed(self.args.seed, "league", *step, self.accelerator.process_index)
-                )
-                args = self.args
-                plans = draw_opponents(
-                    plans, group, self.league, args.league_weight, args.league_sampling, rng
-                )
+                path = (*step, self.accelerator.process_index)
+                plans = league_plans(self.league, plans, group, self.args, path)
             trajectories = self.by_seat(self.play(plans))
         if league:
             self.league.count(trajectories)
