@@ -90,8 +90,10 @@ def test_mine_repeats_counts_later_attempts_that_open_a_cell_known_to_be_a_mine(
     lost_then_repeated = [turn(0, "(1, 1)", 0.5), turn(0, "(2, 2)", -0.1), turn(1, "(2, 2)", -0.1)]
     avoided = [*lost_then_repeated[:2], turn(1, "(3, 3)", 0.5), turn(1, "(1, 2)", -0.1)]
     avoided.append(turn(2, "(1, 2)", -0.1))  # the mine attempt 2 found
-    assert mine_repeats(SimpleNamespace(turns=lost_then_repeated)) == (1, 1)
-    assert mine_repeats(SimpleNamespace(turns=avoided)) == (1, 2)
+    assert mine_repeats(SimpleNamespace(turns=lost_then_repeated)) == (1, 1, 1)
+    assert mine_repeats(SimpleNamespace(turns=avoided)) == (1, 2, 2)
+    ran_out = [turn(0, "(1, 1)", 0.5), turn(1, "(1, 1)", 0.5), turn(1, "(2, 2)", -0.1)]
+    assert mine_repeats(SimpleNamespace(turns=ran_out)) == (0, 1, 0)  # no mine known yet
 
 
 def test_env_pages_shorten_the_tiny_tokenizers_minesweeper_prompts():

@@ -16,9 +16,14 @@ from transformers import TrainerCallback
 
 from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE, cpu_seconds
 
-__all__ = ["DEALS", "ScoreCallback", "deal_seeds", "episode_returns", "exact_value"]
+__all__ = ["DEALS", "HELD_OUT", "STYLES", "ScoreCallback", "deal_seeds", "episode_returns"]
+__all__ += ["exact_value"]
 
 STYLES = ("conservative", "aggressive", "balanced")
+"""MAGE's training population's styles (``mage-kuhn-train``)."""
+HELD_OUT = "cfr-argmax"
+"""MAGE's evaluation opponent (``mage-kuhn-eval``), never trained against; scored at the
+learner's training seat (first), where its moves are known exactly."""
 DEALS = ("JQ", "JK", "QJ", "QK", "KJ", "KQ")
 """The six deals, learner's card first, in :func:`deal_seeds` order."""
 
@@ -106,7 +111,7 @@ def play_scored(
 
 
 def episode_returns(
-    trainer: Any, opponents: tuple[str, ...] = STYLES
+    trainer: Any, opponents: tuple[str, ...] = (*STYLES, HELD_OUT)
 ) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
     """Return the exact returns of each episode of the greedy policy.
 
@@ -232,5 +237,5 @@ class ScoreCallback(TrainerCallback):
         else:
             final = self.curve[-1]["returns"]
             out["final_returns"] = final
-            out["best"] = sum(r[-1] for r in final.values()) / len(final)
+            out["best"] = sum(final[s][-1] for s in STYLES) / len(STYLES)
         return out
