@@ -132,40 +132,87 @@ def _record(part, variant, seed, budget, points, settings=None):
     return record | {"steps": curve[-1]["step"], "cpu_s": curve[-1]["cpu_s"], "wall_s": 1.0}
 
 
-def test_the_report_compares_at_equal_steps_and_scores_pass_at_k(tmp_path, monkeypatch):
+def _write(runs, folder):
     import json
 
-    from baselines.bench import learning_report_pass
+    for r in runs:
+        path = folder / r["part"] / r["variant"]
+        path.mkdir(parents=True, exist_ok=True)
+        (path / f"seed{r['seed']}.json").write_text(json.dumps(r))
 
+
+def test_the_report_compares_at_equal_steps_on_the_late_scores(tmp_path):
     flat = {s: [0.0, 0.0, 0.0] for s in ("conservative", "aggressive", "balanced")}
     gain = {s: [0.0, 0.0, 1.0] for s in flat}
     runs = [
-        _record("signature", "short", s, 120, [{"returns": flat}] * 5 + [{"returns": gain}])
+        _record("signature", "short", s, 120, [{"returns": flat}] * 3 + [{"returns": gain}] * 3)
         for s in (0, 1)
     ]
     deals = {s: {d: [0.0, 0.0, 0.0] for d in ("JQ", "JK", "QJ", "QK", "KJ", "KQ")} for s in flat}
     deals["aggressive"]["QJ"] = [-1.0, 0.0, 2.0]  # +3 on one of the six information deals
-    late = {"returns": gain, "deals": deals}
+    held = {**gain, "cfr-argmax": [-1.0, 0.0, 0.5]}  # the held-out opponent, not a style
+    late = {"returns": held, "deals": deals}
     runs += [
         _record("signature", "long", s, 300, [{"returns": flat}] * 6 + [late] * 5) for s in (0, 1)
     ]
+    runs += [
+        _record("signature", "grpo", s, 300, [{"returns": {**flat, "cfr-argmax": [0.0] * 3}}] * 11)
+        for s in (0, 1)
+    ]
+    _write(runs, tmp_path / "runs")
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    # each budget's last common step and its half: 10 and 25 (120 s), 25 and 50 (300 s)
+    assert [line for line in text.splitlines() if line.startswith("At step")] == [
+        "At step 10 (320 trials per run):",
+        "At step 25 (800 trials per run):",
+        "At step 50 (1600 trials per run):",
+    ]
+    at25, at50 = text.split("At step 25 (800 trials per run):")[1].split("At step 50")
+    # a run's figure is the mean of its last three scores up to the step
+    assert (
+        "| short | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 | +1.000 ± 0.000 | shown |"
+        in at25
+    )
+    assert (
+        "| long | 2 | balanced | +0.000 ± 0.000 | +0.000 ± 0.000 | +0.000 ± 0.000 | not shown |"
+        in at25
+    )
+    assert "| long | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at50
+    assert "| long | 2 | population | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at50
+    assert "| long | 2 | cfr-argmax (held out) | -1.000 ± 0.000 | +0.500 ± 0.000 |" in at50
+    assert "short" not in at50.split("`")[0]
+    # against GRPO, seed by seed; the per-deal gains count the training styles only
+    assert "| long | 2 | cfr-argmax (held out) | +0.500 ± 0.000 | shown |" in at50
+    assert "| long | 2 | +0.500 ± 0.000 | +0.000 ± 0.000 | +0.500 ± 0.000 | shown |" in at50
+    assert (tmp_path / "figures" / "signature-step50.png").is_file()
+
+
+def test_the_report_scores_pass_at_k_and_its_verdicts(tmp_path, monkeypatch):
+    from baselines.bench import learning_report_pass
+
     settings = VARIANTS["minesweeper"]["lamer"]
-    scores = [{"pass_at_k": [0.25, 0.5, 0.75], "mine_repeats": 0.5}] * 3
-    scores.append({"pass_at_k": [0.5, 0.5, 0.5], "mine_repeats": 0.0})
-    runs.append(_record("minesweeper", "lamer", 0, 900, scores, settings))
-    for r in runs:
-        folder = tmp_path / "runs" / r["part"] / r["variant"]
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"seed{r['seed']}.json").write_text(json.dumps(r))
+    point = {"pass_at_k": [0.25, 0.5, 0.75], "mine_repeats": 0.5, "known_mine_repeats": 1.0}
+    scores = [point, {**point, "known_mine_repeats": 0.5}, {**point, "known_mine_repeats": 0.5}]
+    scores.append({"pass_at_k": [0.5, 0.5, 0.5], "mine_repeats": 0.0, "known_mine_repeats": 0.5})
+    runs = [_record("minesweeper", "lamer", s, 900, scores, settings) for s in (0, 1)]
+    flat = [{"pass_at_k": [0.25, 0.25, 0.25], "mine_repeats": 1.0, "known_mine_repeats": 1.0}] * 4
+    runs += [_record("minesweeper", "grpo", s, 900, flat, settings) for s in (0, 1)]
+    _write(runs, tmp_path / "runs")
     monkeypatch.setattr(learning_report_pass, "REFERENCE_TRIALS", 1)
     text = report(tmp_path / "runs", tmp_path / "figures")
-    at25, at50 = text.split("At step 25 (800 trials per run):")[1].split("At step 50")
-    # at step 25 both variants, the short one's last score; at step 50 only the long one's
-    assert "| short | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at25
-    assert "| long | 2 | balanced | +0.000 ± 0.000 | +0.000 ± 0.000 |" in at25
-    assert "| long | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at50
-    assert "short" not in at50.split("`")[0]
-    assert "| long | 2 | +0.500 ± 0.000 | +0.000 ± 0.000 | +0.500 ± 0.000 |" in at50
-    # part 3: the last three scores' mean, (0.25 + 0.25 + 0.5) / 3 for pass@1
-    assert "| lamer | 1 | 15 | 0.333 ± 0.000 | 0.500 ± 0.000 | 0.667 ± 0.000 |" in text
+    # the last three scores' mean, (0.25 + 0.25 + 0.5) / 3 for pass@1
+    assert "| lamer | 2 | 15 | 0.333 ± 0.000 | 0.500 ± 0.000 | 0.667 ± 0.000 |" in text
+    assert "| 1.00 ± 0.00, 0.50 ± 0.00 |" in text  # known-mine repeats: first score, late
+    retry = (
+        "| lamer | 2 | pass@3 - pass@1, minus grpo's (paired by seed) | +0.333 ± 0.000 | shown |"
+    )
+    assert retry in text
+    assert (
+        "| lamer | 2 | known-mine repeats, first score minus late | +0.500 ± 0.000 | shown |"
+        in text
+    )
+    assert (
+        "| grpo | 2 | known-mine repeats, first score minus late | +0.000 ± 0.000 | not shown |"
+        in text
+    )
     assert (tmp_path / "figures" / "minesweeper.png").is_file()

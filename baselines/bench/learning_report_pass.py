@@ -9,7 +9,7 @@ from typing import Any
 from baselines.bench.learning_pass import ATTEMPTS, EVAL_SEEDS
 from baselines.bench.learning_report import interval95, plot_pairs
 
-__all__ = ["minesweeper", "random_reference", "late_scores"]
+__all__ = ["minesweeper", "random_reference", "late_scores", "comparisons"]
 
 LATE = 3
 """Scores averaged for a run's figure: the greedy policy jumps between scores from one step to
@@ -17,14 +17,66 @@ the next (its argmax flips), so one score is a noisy reading of where the run en
 
 
 def late_scores(run: dict[str, Any]) -> dict[str, Any]:
-    """Return a run's pass@k and mine repeats, averaged over its last :data:`LATE` scores."""
+    """Return a run's pass@k and mine repeats, averaged over its last :data:`LATE` scores.
+
+    ``known_mine_repeats`` (the share of later attempts with a known mine that reopen it) is
+    ``None`` in records made before it was scored.
+    """
     points = run["curve"][-LATE:]
     n = len(points)
+    known = [p.get("known_mine_repeats") for p in points]
     return {
         "pass_at_k": [sum(p["pass_at_k"][k] for p in points) / n for k in range(ATTEMPTS)],
         "mine_repeats": sum(p["mine_repeats"] for p in points) / n,
+        "known_mine_repeats": None if None in known else sum(known) / n,
         "steps": [p["step"] for p in points],
     }
+
+
+def _retry_gain(scores: dict[str, Any]) -> float:
+    return scores["pass_at_k"][-1] - scores["pass_at_k"][0]
+
+
+def comparisons(variants: dict[str, list[dict]], reference: float) -> list[str]:
+    """Return part 3's verdicts, one row per comparison (a Markdown table).
+
+    Each variant's retry gain (pass@3 - pass@1) above GRPO's, paired by seed (the same seed
+    builds the same initial model), and above ``reference`` (the memoryless random policy's);
+    and whether the share of known mines reopened falls from the first score (the untrained
+    model) to the late scores.
+    """
+    from baselines.bench.learning_report import verdict
+
+    lines = [
+        "| variant | seeds | comparison | difference | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    base = {r["seed"]: late_scores(r) for r in variants.get("grpo", [])}
+    for name, runs in sorted(variants.items()):
+        late = {r["seed"]: late_scores(r) for r in runs}
+        rows = []
+        paired = [_retry_gain(late[s]) - _retry_gain(base[s]) for s in late if s in base]
+        if name != "grpo" and paired:
+            rows.append(("pass@3 - pass@1, minus grpo's (paired by seed)", paired))
+        rows.append(
+            (
+                "pass@3 - pass@1, minus random legal's",
+                [_retry_gain(x) - reference for x in late.values()],
+            )
+        )
+        drops = [
+            r["curve"][0]["known_mine_repeats"] - late[r["seed"]]["known_mine_repeats"]
+            for r in runs
+            if late[r["seed"]]["known_mine_repeats"] is not None
+        ]
+        if drops:
+            rows.append(("known-mine repeats, first score minus late", drops))
+        for label, values in rows:
+            m, h = interval95(values)
+            lines.append(
+                f"| {name} | {len(values)} | {label} | {m:+.3f} ± {h:.3f} | {verdict(m, h)} |"
+            )
+    return lines
 
 
 REFERENCE_TRIALS = 50
@@ -78,28 +130,37 @@ def minesweeper(variants: dict[str, list[dict]], figures: Path) -> list[str]:
     A run's figures are its :func:`late_scores`; the intervals are over seeds.
     """
     lines = [
-        "| policy | seeds | steps | pass@1 | pass@2 | pass@3 | pass@3 - pass@1 | mine repeats |",
-        "|---|---|---|---|---|---|---|---|",
+        "| policy | seeds | steps | pass@1 | pass@2 | pass@3 | pass@3 - pass@1 | mine repeats | "
+        "known-mine repeats: first score, late |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, runs in sorted(variants.items()):
         finals = [late_scores(r) for r in runs]
         cells = [interval95([p["pass_at_k"][k] for p in finals]) for k in range(ATTEMPTS)]
-        gain = interval95([p["pass_at_k"][-1] - p["pass_at_k"][0] for p in finals])
+        gain = interval95([_retry_gain(p) for p in finals])
         repeats = interval95([p["mine_repeats"] for p in finals])
+        known = "-"
+        if all(p["known_mine_repeats"] is not None for p in finals):
+            early = interval95([r["curve"][0]["known_mine_repeats"] for r in runs])
+            late = interval95([p["known_mine_repeats"] for p in finals])
+            known = ", ".join(f"{m:.2f} ± {h:.2f}" for m, h in (early, late))
         steps = sorted({r["steps"] for r in runs})
         lines.append(
             f"| {name} | {len(runs)} | {', '.join(map(str, steps))} | "
             + " | ".join(f"{m:.3f} ± {h:.3f}" for m, h in [*cells, gain, repeats])
-            + " |"
+            + f" | {known} |"
         )
     settings = next(iter(variants.values()))[0]["settings"]
+    references = {}
     for label, avoid in (("random legal", False), ("random legal, avoiding known mines", True)):
-        ref = random_reference(settings, avoid)
+        ref = references[avoid] = random_reference(settings, avoid)
         lines.append(
             f"| {label} (reference) | - | - | "
             + " | ".join(f"{v:.3f}" for v in ref)
-            + f" | {ref[-1] - ref[0]:.3f} | - |"
+            + f" | {ref[-1] - ref[0]:.3f} | - | - |"
         )
+    memoryless = references[False]
+    lines += ["", *comparisons(variants, memoryless[-1] - memoryless[0])]
     plot_pairs(
         variants,
         figures / "minesweeper.png",

@@ -28,7 +28,7 @@ ESTIMATORS = tuple(_REGISTRY)
 MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
 STATISTICS = ("trajectory", "turn")
 SCALINGS = ("default", "group", "batch", "none")
-STRATEGIES = ("zero-shot", "react", "reflexion", "terse")
+STRATEGIES = ("zero-shot", "react", "reflexion", "terse", "paper")
 ACTION_CHOICES = ("generate", "legal")
 
 
@@ -85,7 +85,10 @@ class MetaRLConfig(GRPOConfig):
     )
     strategy: str = field(
         default="zero-shot",
-        metadata=_help("Prompting strategy: zero-shot, react, reflexion or terse."),
+        metadata=_help(
+            "Prompting strategy: zero-shot, react, reflexion, terse or paper (the published "
+            "page alone, the reply read by the env's published rules)."
+        ),
     )
     step_gamma: float = field(
         default=0.95, metadata=_help("Discount of step returns within an episode (0.95).")
