@@ -184,6 +184,10 @@ def report(out: Path, figures: Path) -> str:
         from baselines.bench.learning_report_signature import signature
 
         parts += ["### MAGE's signature", "", *signature(records["signature"], figures), ""]
+    if "probe" in records:
+        from baselines.bench.learning_probe import probe_table
+
+        parts += ["### Memory probe", "", *probe_table(records["probe"]), ""]
     if "minesweeper" in records:
         from baselines.bench.learning_report_pass import minesweeper
 
