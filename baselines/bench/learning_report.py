@@ -98,11 +98,11 @@ def _pyplot() -> Any:
 
 
 def panel_row(
-    count: int, width: float, height: float = 2.8, sharex: bool = True
+    count: int, width: float, height: float = 2.8, sharex: bool = True, sharey: bool = True
 ) -> tuple[Any, list]:
     """Return a figure of ``count`` panels in a row (``width`` inches each, one y axis)."""
     fig, axes = _pyplot().subplots(
-        1, count, figsize=(width * count, height), sharex=sharex, sharey=True
+        1, count, figsize=(width * count, height), sharex=sharex, sharey=sharey
     )
     return fig, [axes] if count == 1 else list(axes)
 
@@ -188,6 +188,10 @@ def report(out: Path, figures: Path) -> str:
         from baselines.bench.learning_probe import probe_table
 
         parts += ["### Memory probe", "", *probe_table(records["probe"]), ""]
+    if "pretrained" in records:
+        from baselines.bench.learning_report_pretrained import pretrained
+
+        parts += ["### A pretrained model", "", *pretrained(records["pretrained"], figures), ""]
     if "minesweeper" in records:
         from baselines.bench.learning_report_pass import minesweeper
 
