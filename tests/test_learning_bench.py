@@ -39,7 +39,11 @@ def test_interval_is_a_student_t_interval():
 
 @pytest.mark.parametrize(("part", "variant"), [(p, v) for p in VARIANTS for v in VARIANTS[p]])
 def test_every_variant_is_a_valid_trainer_config(tmp_path, part, variant):
-    own = ("init_std", "tokenizer_pages")  # the model's settings, not the trainer's
+    own = (
+        "init_std",
+        "tokenizer_pages",
+        "tokenizer_trial_kwargs",
+    )  # the model's, not the trainer's
     settings = {k: v for k, v in VARIANTS[part][variant].items() if k not in own}
     config = MetaRLConfig(output_dir=str(tmp_path), use_cpu=True, report_to=[], **settings)
     env = "mage/Minesweeper-v0" if part == "minesweeper" else "mage/KuhnPoker-v0"
@@ -100,7 +104,8 @@ def test_env_pages_shorten_the_tiny_tokenizers_minesweeper_prompts():
     from baselines.bench.learning import env_pages
 
     pages = env_pages(VARIANTS["minesweeper"]["lamer"], 3)
-    assert pages == env_pages(VARIANTS["minesweeper"]["grpo"], 3)  # one tokenizer for the part
+    for variant in ("grpo", "lamer-board"):  # one tokenizer for the part
+        assert pages == env_pages(VARIANTS["minesweeper"][variant], 3)
     _, plain = build_tiny_model(seed=0)
     _, tuned = build_tiny_model(seed=0, extra_corpus=pages)
     assert len(tuned(pages[-1])["input_ids"]) < 0.8 * len(plain(pages[-1])["input_ids"])

@@ -123,6 +123,13 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
             "per_device_train_batch_size": 96,  # 4 boards x 24 single attempts
         },
         "grpo-trials": {**_MINES_BASE, "estimator": "grpo"},
+        # the memory renderings: each attempt's last board too (the default page), not only
+        # its moves and rewards
+        "lamer-board": {
+            **_MINES_BASE,
+            "trial_kwargs": {},
+            "tokenizer_trial_kwargs": _MINES_BASE["trial_kwargs"],  # lamer's tokenizer and init
+        },
     },
 }
 """Part -> variant name -> MetaRLConfig settings."""
@@ -159,7 +166,8 @@ def env_pages(settings: dict[str, Any], num_episodes: int, trials: int = 4) -> l
     The tiny tokenizer learns its merges from them, so the env's prompts get about as many
     characters per token as a real tokenizer gives (Minesweeper: 225 tokens a prompt, not 397).
     ``num_episodes`` is the trials' length, the same for every variant of a part: their models
-    then share one tokenizer, whatever each trains on.
+    then share one tokenizer, whatever each trains on; so do the trial templates, from
+    ``tokenizer_trial_kwargs`` when a variant renders its pages otherwise.
     """
     import random
 
@@ -171,7 +179,7 @@ def env_pages(settings: dict[str, Any], num_episodes: int, trials: int = 4) -> l
         num_episodes=num_episodes,
         reflection=False,
         **trial,
-        **settings.get("trial_kwargs", {}),
+        **settings.get("tokenizer_trial_kwargs", settings.get("trial_kwargs", {})),
         **settings.get("env_kwargs", {}),
     )
     pages, rng = [], random.Random(0)
@@ -187,8 +195,15 @@ def env_pages(settings: dict[str, Any], num_episodes: int, trials: int = 4) -> l
     return pages
 
 
-def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: list) -> Any:
-    """Return a :class:`MetaRLTrainer` on a fresh tiny model for one run."""
+def build_trainer(
+    settings: dict[str, Any], seed: int, out: Path, callbacks: list, max_steps: int | None = None
+) -> Any:
+    """Return a :class:`MetaRLTrainer` on a fresh tiny model for one run.
+
+    A decaying learning rate (``lr_scheduler_type`` other than ``constant``) decays over
+    ``max_steps``, the run's step limit; a constant one never reads it (the callback stops the
+    run), so the same seed trains the same model whatever the limit.
+    """
     from mage_agents.tiny_model import build_tiny_model
     from mage_agents.training import MetaRLConfig, MetaRLTrainer
 
@@ -196,11 +211,13 @@ def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: lis
     init_std = settings.pop("init_std", None)
     attempts = settings.pop("tokenizer_pages", 0)
     corpus = env_pages(settings, attempts) if attempts else ()
+    settings.pop("tokenizer_trial_kwargs", None)
+    constant = settings.get("lr_scheduler_type", "linear") == "constant"
     model, tokenizer = build_tiny_model(seed=seed, init_std=init_std, extra_corpus=corpus)
     config = MetaRLConfig(
         output_dir=str(out),
         seed=seed,
-        max_steps=10_000,  # the callback stops the run (budget or target)
+        max_steps=10_000 if max_steps is None or constant else max_steps,
         logging_steps=10_000,
         save_strategy="no",
         report_to=[],
@@ -241,7 +258,7 @@ def run_one(
     score = ScoreCallback(
         part, settings, every, budget, stop_at_target=part == "robustness", max_steps=max_steps
     )
-    trainer = build_trainer(settings, seed, folder / f"trainer-seed{seed}", [score])
+    trainer = build_trainer(settings, seed, folder / f"trainer-seed{seed}", [score], max_steps)
     trainer.remove_callback(PrinterCallback)
     head = {"part": part, "variant": name or variant, "seed": seed, "settings": settings}
     head["budget_cpu_s"], head["max_steps"] = budget, max_steps
