@@ -1,5 +1,7 @@
 """The learning benchmark's building blocks: seeds, deals, intervals, settings, the model's init."""
 
+import math
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -34,7 +36,7 @@ def test_one_seed_per_kuhn_deal():
 def test_interval_is_a_student_t_interval():
     mean, half = interval95([0.0, 1.0])
     assert mean == 0.5 and half == pytest.approx(12.706 * 0.5)
-    assert interval95([2.0]) == (2.0, 0.0)
+    assert interval95([2.0]) == (2.0, math.inf)  # one seed has no interval
 
 
 @pytest.mark.parametrize(("part", "variant"), [(p, v) for p in VARIANTS for v in VARIANTS[p]])
@@ -221,3 +223,28 @@ def test_the_report_scores_pass_at_k_and_its_verdicts(tmp_path, monkeypatch):
         in text
     )
     assert (tmp_path / "figures" / "minesweeper.png").is_file()
+
+
+def test_a_retry_gain_bought_by_a_lower_pass_at_1_is_confounded():
+    from baselines.bench.learning_report_pass import comparisons
+
+    def runs(variant, pass_at_k):
+        point = {"pass_at_k": pass_at_k, "mine_repeats": 0.5, "known_mine_repeats": 0.5}
+        return [_record("minesweeper", variant, s, 900, [point] * 3) for s in (0, 1, 2)]
+
+    # lamer retries to the same pass@3 from a far lower pass@1: no memory needed to gain more
+    rows = comparisons(
+        {"lamer": runs("lamer", [0.1, 0.3, 0.5]), "grpo": runs("grpo", [0.4, 0.45, 0.5])},
+        reference=[0.125, 0.2, 0.263],
+    )
+    vs_grpo = next(r for r in rows if r.startswith("| lamer") and "minus grpo's" in r)
+    assert "| +0.300 ± 0.000 | confounded: its pass@1 is lower by 0.300" in vs_grpo
+    # grpo's pass@1 is above random's and its gain below: less headroom, not a verdict either
+    vs_random = next(r for r in rows if r.startswith("| grpo") and "random legal's" in r)
+    assert "confounded: its pass@1 is higher by" in vs_random
+    # the same gain from the same pass@1 is judged on its interval
+    rows = comparisons(
+        {"lamer": runs("lamer", [0.4, 0.6, 0.8]), "grpo": runs("grpo", [0.4, 0.45, 0.5])},
+        reference=[0.125, 0.2, 0.263],
+    )
+    assert "| +0.300 ± 0.000 | shown |" in next(r for r in rows if "minus grpo's" in r)

@@ -18,28 +18,47 @@ _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
 
 
 def interval95(values: Sequence[float]) -> tuple[float, float]:
-    """Return the mean and the half-width of its 95% Student t interval (0 for one value).
+    """Return the mean and the half-width of its 95% Student t interval.
+
+    One value has no spread to measure, so its interval is unbounded (``inf``): one seed never
+    shows a signature.
 
     Example:
         >>> mean, half = interval95([1.0, 2.0, 3.0])
         >>> round(mean, 3), round(half, 3)
         (2.0, 2.484)
+        >>> interval95([0.5])
+        (0.5, inf)
     """
     n = len(values)
     mean = sum(values) / n
     if n < 2:
-        return mean, 0.0
+        return mean, math.inf
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     return mean, _T95.get(n - 1, 1.96) * sd / math.sqrt(n)
 
 
-def verdict(mean: float, half: float) -> str:
-    """Return ``"shown"`` when the interval ``mean ± half`` lies above 0, else ``"not shown"``.
+def verdict(mean: float, half: float, confound: str | None = None) -> str:
+    """Return a comparison's verdict from the 95% interval ``mean ± half`` of its difference.
+
+    Args:
+        mean: The difference's mean over seeds.
+        half: Its interval's half-width.
+        confound: Why a difference other than the one tested could explain the figure (``None``
+            when nothing is known to): such a comparison shows nothing either way.
+
+    Returns:
+        ``"shown"`` when the interval lies above 0, ``"not shown"`` when it does not, and
+        ``"confounded: <why>"`` whatever the interval when ``confound`` is given.
 
     Example:
         >>> verdict(0.3, 0.2), verdict(0.3, 0.3)
         ('shown', 'not shown')
+        >>> verdict(0.3, 0.2, "lower pass@1")
+        'confounded: lower pass@1'
     """
+    if confound:
+        return f"confounded: {confound}"
     return "shown" if mean - half > 0 else "not shown"
 
 

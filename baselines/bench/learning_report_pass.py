@@ -9,7 +9,7 @@ from typing import Any
 from baselines.bench.learning_pass import ATTEMPTS, EVAL_SEEDS
 from baselines.bench.learning_report import interval95, plot_pairs
 
-__all__ = ["minesweeper", "random_reference", "late_scores", "comparisons"]
+__all__ = ["minesweeper", "random_reference", "late_scores", "comparisons", "headroom_confound"]
 
 LATE = 3
 """Scores averaged for a run's figure: the greedy policy jumps between scores from one step to
@@ -37,13 +37,40 @@ def _retry_gain(scores: dict[str, Any]) -> float:
     return scores["pass_at_k"][-1] - scores["pass_at_k"][0]
 
 
-def comparisons(variants: dict[str, list[dict]], reference: float) -> list[str]:
+def headroom_confound(pass1_diffs: list[float], gain_diff: float) -> str | None:
+    """Return why a retry-gain comparison is confounded by pass@1, or ``None`` when it is not.
+
+    pass@3 - pass@1 can only grow into what pass@1 leaves unsolved: a policy whose pass@1 is
+    lower has more to gain by retrying, memory or not. The comparison is confounded when the
+    policies' pass@1 differ (95% interval away from 0) in the direction that alone would
+    explain the gain's difference: the compared policy lower and its gain larger, or higher and
+    its gain not larger.
+
+    Args:
+        pass1_diffs: The compared policy's pass@1 minus the other's, one per seed.
+        gain_diff: The mean of its retry gain minus the other's.
+
+    Example:
+        >>> headroom_confound([-0.2, -0.25, -0.3], 0.1)
+        'its pass@1 is lower by 0.250, more to gain by retrying'
+        >>> headroom_confound([0.2, 0.25, 0.3], 0.1) is None  # gained more despite less headroom
+        True
+    """
+    m, h = interval95(pass1_diffs)
+    if m + h < 0 and gain_diff > 0:
+        return f"its pass@1 is lower by {-m:.3f}, more to gain by retrying"
+    if m - h > 0 and gain_diff <= 0:
+        return f"its pass@1 is higher by {m:.3f}, less to gain by retrying"
+    return None
+
+
+def comparisons(variants: dict[str, list[dict]], reference: list[float]) -> list[str]:
     """Return part 3's verdicts, one row per comparison (a Markdown table).
 
     Each variant's retry gain (pass@3 - pass@1) above GRPO's, paired by seed (the same seed
-    builds the same initial model), and above ``reference`` (the memoryless random policy's);
-    and whether the share of known mines reopened falls from the first score (the untrained
-    model) to the late scores.
+    builds the same initial model), and above the memoryless random policy's (``reference``, its
+    pass@1..3), each checked for :func:`headroom_confound`; and whether the share of known mines
+    reopened falls from the first score (the untrained model) to the late scores.
     """
     from baselines.bench.learning_report import verdict
 
@@ -52,29 +79,30 @@ def comparisons(variants: dict[str, list[dict]], reference: float) -> list[str]:
         "|---|---|---|---|---|",
     ]
     base = {r["seed"]: late_scores(r) for r in variants.get("grpo", [])}
+    random_gain = reference[-1] - reference[0]
     for name, runs in sorted(variants.items()):
         late = {r["seed"]: late_scores(r) for r in runs}
         rows = []
-        paired = [_retry_gain(late[s]) - _retry_gain(base[s]) for s in late if s in base]
+        paired = [s for s in late if s in base]
         if name != "grpo" and paired:
-            rows.append(("pass@3 - pass@1, minus grpo's (paired by seed)", paired))
-        rows.append(
-            (
-                "pass@3 - pass@1, minus random legal's",
-                [_retry_gain(x) - reference for x in late.values()],
-            )
-        )
+            gains = [_retry_gain(late[s]) - _retry_gain(base[s]) for s in paired]
+            pass1 = [late[s]["pass_at_k"][0] - base[s]["pass_at_k"][0] for s in paired]
+            rows.append(("pass@3 - pass@1, minus grpo's (paired by seed)", gains, pass1))
+        gains = [_retry_gain(x) - random_gain for x in late.values()]
+        pass1 = [x["pass_at_k"][0] - reference[0] for x in late.values()]
+        rows.append(("pass@3 - pass@1, minus random legal's", gains, pass1))
         drops = [
             r["curve"][0]["known_mine_repeats"] - late[r["seed"]]["known_mine_repeats"]
             for r in runs
             if late[r["seed"]]["known_mine_repeats"] is not None
         ]
         if drops:
-            rows.append(("known-mine repeats, first score minus late", drops))
-        for label, values in rows:
+            rows.append(("known-mine repeats, first score minus late", drops, None))
+        for label, values, pass1 in rows:
             m, h = interval95(values)
+            why = headroom_confound(pass1, m) if pass1 is not None and len(pass1) > 1 else None
             lines.append(
-                f"| {name} | {len(values)} | {label} | {m:+.3f} ± {h:.3f} | {verdict(m, h)} |"
+                f"| {name} | {len(values)} | {label} | {m:+.3f} ± {h:.3f} | {verdict(m, h, why)} |"
             )
     return lines
 
@@ -159,8 +187,7 @@ def minesweeper(variants: dict[str, list[dict]], figures: Path) -> list[str]:
             + " | ".join(f"{v:.3f}" for v in ref)
             + f" | {ref[-1] - ref[0]:.3f} | - | - |"
         )
-    memoryless = references[False]
-    lines += ["", *comparisons(variants, memoryless[-1] - memoryless[0])]
+    lines += ["", *comparisons(variants, references[False])]
     plot_pairs(
         variants,
         figures / "minesweeper.png",
