@@ -44,7 +44,7 @@ def test_every_variant_is_a_valid_trainer_config(tmp_path, part, variant):
     own = (
         "init_std",
         "tokenizer_pages",
-        "tokenizer_trial_kwargs",
+        "tokenizer_trial",
     )  # the model's, not the trainer's
     settings = {k: v for k, v in VARIANTS[part][variant].items() if k not in own}
     config = MetaRLConfig(output_dir=str(tmp_path), use_cpu=True, report_to=[], **settings)

@@ -30,7 +30,7 @@ def tiny_folder(tmp_path_factory):
 def test_the_variants_play_mages_published_page_in_free_text():
     for settings in learning_pretrained.VARIANTS.values():
         assert settings["strategy"] == "paper" and settings["action_choice"] == "generate"
-        assert settings["trial_kwargs"]["templates"] == "mage"
+        assert settings["trial"]["templates"] == "mage"
         assert settings["env_kwargs"]["answer_rules"] == "mage"
 
 

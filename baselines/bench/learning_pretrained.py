@@ -25,7 +25,7 @@ from typing import Any
 
 from transformers import TrainerCallback
 
-from baselines.bench.learning import cpu_seconds
+from baselines.bench.learning_common import cpu_seconds
 
 __all__ = ["VARIANTS", "EVAL_SEED", "EVAL_SAMPLING", "build_trainer", "evaluate"]
 __all__ += ["exact_policy", "PretrainedScore", "run_one"]
@@ -57,10 +57,12 @@ _GRPO = {
     "env_id": "mage/KuhnPoker-v0",
     "env_kwargs": _ENV,
     "opponent": "mage-kuhn-train",
-    "num_episodes": 1,
-    "reflection": False,
-    "memory": "history_only",
-    "trial_kwargs": {"templates": "mage"},
+    "trial": {
+        "num_episodes": 1,
+        "reflection": False,
+        "memory": "history_only",
+        "templates": "mage",
+    },
     "strategy": "paper",
     "action_choice": "generate",
     "invalid_action_penalty": 2.0,  # MAGE's Kuhn code
@@ -81,9 +83,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "mage": {
         **_GRPO,
         "estimator": "mage",
-        "num_episodes": 3,
-        "same_task": True,
-        "stop_on_success": True,
+        "trial": {**_GRPO["trial"], "num_episodes": 3, "same_task": True, "stop_on_success": True},
         "per_device_train_batch_size": 1,  # x 4 = 4 trials of 3 hands, about the same rows
     },
 }
@@ -122,11 +122,13 @@ def evaluate(trainer: Any, tasks: int, batch: int = 12) -> list[dict[str, Any]]:
     Each record: ``opponent``, ``seed``, ``returns`` (per episode played), ``pass_at_k``,
     ``invalid`` and ``plays`` (invalid answers and play turns).
     """
+    from dataclasses import replace
+
     from mage_agents.rollout import TrialPlan, collect
     from mage_agents.training.streams import random_stream, stream_seed
 
     args = trainer.args
-    trial_kwargs = {**trainer.trial_settings(), "same_task": True, "stop_on_success": True}
+    trial = replace(args.trial, num_episodes=3, same_task=True, stop_on_success=True)
     plans = [
         TrialPlan(
             trial_id=f"heldout|{opponent}|{seed}",
@@ -135,9 +137,8 @@ def evaluate(trainer: Any, tasks: int, batch: int = 12) -> list[dict[str, Any]]:
             task_seed=seed,
             seed=seed,
             opponent=opponent,
-            num_episodes=3,
             env_kwargs=dict(args.env_kwargs),
-            trial_kwargs=trial_kwargs,
+            trial=trial,
         )
         for opponent in OPPONENTS
         for seed in range(EVAL_SEED, EVAL_SEED + tasks)
@@ -168,11 +169,13 @@ def evaluate(trainer: Any, tasks: int, batch: int = 12) -> list[dict[str, Any]]:
 
 def exact_policy(trainer: Any) -> dict[str, float]:
     """Return the exact Kuhn figures of the model's answer policy at each opponent, seat second."""
+    from dataclasses import replace
+
     from mage_agents.training.kuhn_policy import kuhn_exact_evaluation
 
     args = trainer.args
-    settings = {**trainer.trial_settings(), "num_episodes": 1}
-    settings.update({k: v for k, v in args.env_kwargs.items() if k != "seat"})
+    settings: dict[str, Any] = {k: v for k, v in args.env_kwargs.items() if k != "seat"}
+    settings["config"] = replace(args.trial, num_episodes=1, seat_rotation=None)
     return kuhn_exact_evaluation(
         trainer.accelerator.unwrap_model(trainer.model),
         trainer.processing_class,

@@ -97,18 +97,11 @@ def _play(env: Any, seed: int, rng: random.Random) -> list[tuple[str, dict[str, 
 
 def _trial_env(settings: dict[str, Any], opponent: str | None) -> Any:
     import mage_envs
+    from mage_envs.meta import TrialConfig
 
-    trial = {k: settings[k] for k in ("same_task", "stop_on_success", "memory") if k in settings}
-    if opponent is not None:
-        trial["opponent"] = opponent
-    return mage_envs.make_trial(
-        settings["env_id"],
-        num_episodes=settings["num_episodes"],
-        reflection=False,
-        **trial,
-        **settings.get("trial_kwargs", {}),
-        **settings.get("env_kwargs", {}),
-    )
+    config = TrialConfig.from_mapping({**settings.get("trial", {}), "reflection": False})
+    kwargs = {**settings.get("env_kwargs", {}), **({"opponent": opponent} if opponent else {})}
+    return mage_envs.make_trial(settings["env_id"], config=config, **kwargs)
 
 
 def _chat(settings: dict[str, Any], obs: str, info: dict[str, Any]) -> tuple[dict, ...]:
@@ -124,8 +117,8 @@ def kuhn_pages(settings: dict[str, Any], trials: int, seed: int) -> list[ProbePa
     Pages whose memory shows no showdown are left out (no card to read); so are identical pages
     whose targets differ between styles (nothing on the page tells them apart).
     """
+    from baselines.bench.learning_common import DEALS, STYLES, deal_seeds
     from baselines.bench.learning_deals import information_deals
-    from baselines.bench.learning_eval import DEALS, STYLES, deal_seeds
 
     rng, found = random.Random(seed), {}
     for style in STYLES:
@@ -346,8 +339,8 @@ def run_probe(
     """
     import time
 
-    from baselines.bench.learning import VARIANTS, cpu_seconds, env_pages
-    from baselines.bench.learning_pass import EVAL_SEEDS
+    from baselines.bench.learning import VARIANTS, env_pages
+    from baselines.bench.learning_common import EVAL_SEEDS, cpu_seconds
     from mage_agents.tiny_model import build_tiny_model
 
     settings = {**VARIANTS[part][variant], **(overrides or {})}

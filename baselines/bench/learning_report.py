@@ -3,39 +3,20 @@
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE
+from baselines.bench.learning_common import (
+    BEST_RESPONSE,
+    TARGET_SHARE,
+    interval95,
+    panel_row,
+    plot_pairs,
+    save_figure,
+)
 
 __all__ = ["interval95", "verdict", "load_records", "plot_pairs", "point_at", "report"]
 __all__ += ["panel_row", "save_figure"]
-
-# two-sided 95% Student t quantiles by degrees of freedom (scipy is not a dependency)
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
-
-
-def interval95(values: Sequence[float]) -> tuple[float, float]:
-    """Return the mean and the half-width of its 95% Student t interval.
-
-    One value has no spread to measure, so its interval is unbounded (``inf``): one seed never
-    shows a signature.
-
-    Example:
-        >>> mean, half = interval95([1.0, 2.0, 3.0])
-        >>> round(mean, 3), round(half, 3)
-        (2.0, 2.484)
-        >>> interval95([0.5])
-        (0.5, inf)
-    """
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, math.inf
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    return mean, _T95.get(n - 1, 1.96) * sd / math.sqrt(n)
 
 
 def verdict(mean: float, half: float, confound: str | None = None) -> str:
@@ -106,33 +87,6 @@ def _robustness(variants: dict[str, list[dict]], figures: Path) -> list[str]:
     return lines
 
 
-def _pyplot() -> Any:
-    """Return pyplot on the file-only Agg backend (imported when a report draws)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def panel_row(
-    count: int, width: float, height: float = 2.8, sharex: bool = True, sharey: bool = True
-) -> tuple[Any, list]:
-    """Return a figure of ``count`` panels in a row (``width`` inches each, one y axis)."""
-    fig, axes = _pyplot().subplots(
-        1, count, figsize=(width * count, height), sharex=sharex, sharey=sharey
-    )
-    return fig, [axes] if count == 1 else list(axes)
-
-
-def save_figure(fig: Any, path: Path) -> None:
-    """Write ``fig`` to ``path`` (its folder made if needed) and free it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=80)
-    _pyplot().close(fig)
-
-
 def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float) -> None:
     names = sorted(variants)
     fig, axes = panel_row(len(names), 3.2)
@@ -159,36 +113,6 @@ def point_at(run: dict[str, Any], step: int) -> dict[str, Any]:
         if point["step"] == step:
             return point
     raise ValueError(f"{run['variant']} seed {run['seed']} has no score at step {step}.")
-
-
-def plot_pairs(
-    variants: dict[str, list[dict]],
-    path: Path,
-    lines: tuple[Callable[[dict], float], Callable[[dict], float]],
-    names: tuple[str, str],
-    ylabel: str,
-) -> None:
-    """Draw one panel per variant: per run, two figures of its scores against the step.
-
-    Args:
-        variants: Variant name -> run records.
-        path: The PNG written.
-        lines: The figure drawn solid and the one drawn dotted, each from a score point.
-        names: Their names in the panel titles.
-        ylabel: The y axis label.
-    """
-    order = sorted(variants)
-    fig, axes = panel_row(len(order), 3.6)
-    for ax, name in zip(axes, order, strict=True):
-        for k, run in enumerate(variants[name]):
-            steps = [p["step"] for p in run["curve"]]
-            ax.plot(steps, [lines[0](p) for p in run["curve"]], color=f"C{k}")
-            ax.plot(steps, [lines[1](p) for p in run["curve"]], color=f"C{k}", ls=":")
-        ax.set_title(f"{name}: {names[0]} (solid), {names[1]} (dotted)", fontsize=8)
-        ax.set_xlabel("optimizer step")
-    axes[0].set_ylabel(ylabel)
-    fig.tight_layout()
-    save_figure(fig, path)
 
 
 def report(out: Path, figures: Path) -> str:

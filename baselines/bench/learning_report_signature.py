@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from baselines.bench.learning_eval import HELD_OUT, STYLES
+from baselines.bench.learning_common import HELD_OUT, STYLES
 from baselines.bench.learning_report import (
     interval95,
     panel_row,

@@ -2,7 +2,7 @@
 
 Each model turn of a trial (a move or a reflection) is one sample row of the step, with its
 prompt. For a training config, trials are played through the trial settings the trainer uses
-(``MetaRLTrainer.trial_settings``: memory, history window, reflections, stop on success) by a
+(the config's ``trial``: memory, history window, reflections, stop on success) by a
 random-legal agent, and each turn's prompt is built by the config's prompting strategy as a model
 would see it. A random agent rarely wins, so its trials run to the turn limits: the figures are
 near the most a step can hold, the sizes to plan memory and speed for.
@@ -31,7 +31,7 @@ import numpy as np
 from baselines.train import _read_config, build_config
 from mage_agents.prompting import STRATEGIES
 from mage_agents.rollout import collect
-from mage_agents.rollout.plan import TrialPlan
+from mage_agents.rollout.plan import TrialPlanner
 from mage_agents.scripted import RandomLegalAgent
 
 CONFIGS = [
@@ -86,29 +86,10 @@ def measure(name: str, trials: int) -> dict[str, Any]:
     settings = _read_config(Path(name)) | {"out": "/tmp/unused", "use_vllm": False, "bf16": False}
     config = build_config(settings)
     env_id, env_kwargs = measured_env(config.env_id, dict(config.env_kwargs))
-    trial_kwargs = {
-        **config.trial_kwargs,
-        "same_task": config.same_task,
-        "stop_on_success": config.stop_on_success,
-        "reflection": config.reflection,
-        "memory": config.memory,
-    }
     if config.invalid_action_penalty is not None:
-        trial_kwargs["invalid_action_penalty"] = config.invalid_action_penalty
-    plans = [
-        TrialPlan(
-            f"t{i}",
-            f"g{i}",
-            env_id,
-            i,
-            i,
-            config.opponent,
-            config.num_episodes,
-            env_kwargs,
-            trial_kwargs,
-        )  # fmt: skip
-        for i in range(trials)
-    ]
+        env_kwargs["invalid_action_penalty"] = config.invalid_action_penalty
+    planner = TrialPlanner(env_id, config.opponent, env_kwargs, config.trial)
+    plans = [planner.plan(i, 0, trial_id=f"t{i}", scope=f"g{i}") for i in range(trials)]
     sizes: list[int] = []
     done = collect(plans, lambda: PromptSizes(config.strategy, sizes), max_steps=config.max_turns)
     turns = np.array([len(t.turns) for t in done])
