@@ -248,3 +248,19 @@ def test_a_retry_gain_bought_by_a_lower_pass_at_1_is_confounded():
         reference=[0.125, 0.2, 0.263],
     )
     assert "| +0.300 ± 0.000 | shown |" in next(r for r in rows if "minus grpo's" in r)
+
+
+def test_a_final_episode_above_grpos_from_a_better_start_is_confounded(tmp_path):
+    styles = ("conservative", "aggressive", "balanced")
+    # mage is better in every episode alike: a better policy, no gain within the trial
+    better = {s: [0.5, 0.5, 0.5] for s in styles}
+    flat = {s: [0.0, 0.0, 0.0] for s in styles}
+    runs = [_record("signature", "mage", s, 300, [{"returns": better}] * 4) for s in (0, 1)]
+    runs += [_record("signature", "grpo", s, 300, [{"returns": flat}] * 4) for s in (0, 1)]
+    _write(runs, tmp_path / "runs")
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    # the paired table: final episode minus grpo's, then the within-trial gain minus grpo's
+    prefix = "| mage | 2 | balanced | +0.500 ± 0.000 | confounded"
+    row = next(line for line in text.splitlines() if line.startswith(prefix))
+    assert "confounded: its first episode is above grpo's too, by 0.500" in row
+    assert row.endswith("| +0.000 ± 0.000 | not shown |")  # the within-trial gain is GRPO's

@@ -23,6 +23,7 @@ from baselines.bench.learning_report import (
 )
 
 __all__ = ["LATE", "BASELINE", "comparison_steps", "late_returns", "late_deal_gains", "signature"]
+__all__ += ["start_confound"]
 
 LATE = 3
 """Scores averaged into a run's figure at a step (that step's and the two before it)."""
@@ -123,26 +124,57 @@ def _gain_table(variants: dict[str, list[dict]], step: int) -> tuple[list[str], 
     return lines, bars
 
 
+def start_confound(first_diffs: list[float], final_diff: float) -> str | None:
+    """Return why a final-episode comparison is confounded by the first episode, or ``None``.
+
+    MAGE's signature is a final episode above GRPO's won *within the trial*. When a variant's
+    first episode, played before any memory, is already above GRPO's (95% interval above 0), a
+    final episode above GRPO's may only be a better policy; when it is below, a final episode
+    not above GRPO's may only be the lower start.
+
+    Args:
+        first_diffs: The variant's first-episode return minus the baseline's, one per seed.
+        final_diff: The mean of its final-episode return minus the baseline's.
+
+    Example:
+        >>> print(start_confound([0.3, 0.35, 0.4], 0.3))
+        its first episode is above grpo's too, by 0.350
+        >>> start_confound([-0.1, 0.0, 0.1], 0.3) is None
+        True
+    """
+    m, h = interval95(first_diffs)
+    if m - h > 0 and final_diff > 0:
+        return f"its first episode is above {BASELINE}'s too, by {m:.3f}"
+    if m + h < 0 and final_diff <= 0:
+        return f"its first episode is below {BASELINE}'s, by {-m:.3f}"
+    return None
+
+
 def _versus_baseline(variants: dict[str, list[dict]], step: int) -> list[str]:
-    """Each variant's final episode minus the baseline's, paired by seed."""
+    """Each variant's final episode and its within-trial gain minus the baseline's, by seed."""
     if BASELINE not in variants:
         return []
     base = {r["seed"]: late_returns(r, step) for r in variants[BASELINE]}
     lines = [
         f"| variant | seeds | opponent | final episode - {BASELINE}'s (paired by seed) | "
-        f"above {BASELINE} |",
-        "|---|---|---|---|---|",
+        f"above {BASELINE} | final - first, minus {BASELINE}'s (paired) | gains more |",
+        "|---|---|---|---|---|---|---|",
     ]
     for name, runs in variants.items():
         pairs = [(late_returns(r, step), base[r["seed"]]) for r in runs if r["seed"] in base]
         if name == BASELINE or not pairs:
             continue
         for opponent in _opponents(pairs[0][0]):
-            diff = [_episode(a, opponent, -1) - _episode(b, opponent, -1) for a, b in pairs]
-            m, h = interval95(diff)
+            final = [_episode(a, opponent, -1) - _episode(b, opponent, -1) for a, b in pairs]
+            first = [_episode(a, opponent, 0) - _episode(b, opponent, 0) for a, b in pairs]
+            (m, h), (g, gh) = (
+                interval95(final),
+                interval95([b - a for a, b in zip(first, final, strict=True)]),
+            )
+            why = start_confound(first, m) if len(pairs) > 1 else None
             lines.append(
                 f"| {name} | {len(pairs)} | {_label(opponent)} | {m:+.3f} ± {h:.3f} | "
-                f"{verdict(m, h)} |"
+                f"{verdict(m, h, why)} | {g:+.3f} ± {gh:.3f} | {verdict(g, gh)} |"
             )
     return lines
 
