@@ -161,15 +161,19 @@ class MetaRLTrainer(GRPOTrainer):
             return LegalMoveAgent(self.backend, self.args.strategy)
         return LLMAgent(self.backend, self.args.strategy)
 
-    def plan(self, seeds: list[int], group_size: int, tag: str) -> list[TrialPlan]:
+    def plan(
+        self, seeds: list[int], group_size: int, tag: str, *, evaluation: bool = False
+    ) -> list[TrialPlan]:
         """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group.
 
-        The trials are the config's (:func:`~mage_agents.training.trials.trial_planner`); rows
-        are ``{tag}|row{i}`` and group ``g`` is scoped ``{tag}|group{g}``, so two groups of one
-        batch are never compared, even on the same task. The agent seeds follow the planner's
-        rule with the run's seed and the tag as their stream.
+        The trials are the config's (:func:`~mage_agents.training.trials.trial_planner`; with
+        ``evaluation``, on ``evaluation_env_kwargs``); rows are ``{tag}|row{i}`` and group ``g``
+        is scoped ``{tag}|group{g}``, so two groups of one batch are never compared, even on the
+        same task. The agent seeds follow the planner's rule with the run's seed and the tag as
+        their stream.
         """
-        planner = trial_planner(self.args, stream=(self.args.seed, zlib.crc32(tag.encode())))
+        stream = (self.args.seed, zlib.crc32(tag.encode()))
+        planner = trial_planner(self.args, evaluation=evaluation, stream=stream)
         plans = []
         for i, seed in enumerate(seeds):
             group = i // group_size
@@ -212,7 +216,7 @@ class MetaRLTrainer(GRPOTrainer):
             self.backend.clear()  # the sampling records of this batch only
         seed = stream_seed(self.args.seed, "rollout", *step, self.accelerator.process_index)
         with random_stream(seed):
-            trajectories = self.play(self.plan(seeds, group, tag))
+            trajectories = self.play(self.plan(seeds, group, tag, evaluation=mode == "eval"))
         advantages = self.advantages(trajectories)
         if legal:
             advantages = self.backend.adjust(trajectories, advantages)
