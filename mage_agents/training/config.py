@@ -77,7 +77,10 @@ class MetaRLConfig(GRPOConfig):
     )
     strategy: str = field(
         default="zero-shot",
-        metadata=_help("Prompting strategy: zero-shot, react, reflexion, terse, paper, ..."),
+        metadata=_help(
+            "Prompting strategy: zero-shot, react, reflexion, terse, paper (the published page "
+            "alone, the reply read by the env's published rules), or one registered."
+        ),
     )
     step_gamma: float = field(
         default=0.95, metadata=_help("Discount of step returns within an episode (0.95).")

@@ -11,8 +11,9 @@ to ``max_completion_length``. Every reply carries the token ids TRL trains on.
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
@@ -100,6 +101,23 @@ class TrainerBackend:
                 )
             )
         return replies
+
+    @contextlib.contextmanager
+    def sampling(self, **settings: Any) -> Iterator[None]:
+        """Generate with other generation settings inside the block (e.g. ``temperature=0.7``).
+
+        For evaluating at the papers' sampling while training samples at its own; vLLM
+        generation keeps TRL's settings.
+        """
+        saved = self._config()
+        changed = copy.deepcopy(saved)
+        for name, value in settings.items():
+            setattr(changed, name, value)
+        self._stopping = changed
+        try:
+            yield
+        finally:
+            self._stopping = saved
 
     def _config(self) -> Any:
         """TRL's generation config, with the answer stop strings."""
