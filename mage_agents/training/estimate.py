@@ -10,7 +10,7 @@ centres within groups and divides by the std of all the batch's rows.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,8 +37,16 @@ def _settings(config: Any) -> dict[str, Any]:
     }[config.estimator]
 
 
-def turn_advantages(config: Any, trajectories: Sequence[Any]) -> list[np.ndarray]:
-    """Return one advantage per turn of each trajectory, aligned with ``trajectory.turns``."""
+def turn_advantages(
+    config: Any,
+    trajectories: Sequence[Any],
+    total: Callable[[list[float]], list[float]] | None = None,
+) -> list[np.ndarray]:
+    """Return one advantage per turn of each trajectory, aligned with ``trajectory.turns``.
+
+    ``total`` sums a few numbers over the processes of a run: with it, ``batch`` scaling divides
+    by the std of the whole batch's rows, every process's (its groups are whole on one process).
+    """
     from importlib import import_module
 
     estimator = getattr(
@@ -50,6 +58,18 @@ def turn_advantages(config: Any, trajectories: Sequence[Any]) -> list[np.ndarray
     if config.scale_advantages == "batch":
         flat = np.concatenate(advantages) if advantages else np.zeros(0)
         scale = float(flat.std()) if flat.size > 1 else 0.0
+        if total is not None:
+            scale = _pooled_std(flat, total)
         if scale > 1e-8:
             advantages = [a / scale for a in advantages]
     return advantages
+
+
+def _pooled_std(values: np.ndarray, total: Callable[[list[float]], list[float]]) -> float:
+    """The std of every process's ``values`` together (two passes, as ``numpy.std``)."""
+    summed, count = total([float(values.sum()), float(values.size)])
+    if count < 2:
+        return 0.0
+    mean = summed / count
+    (squares,) = total([float(((values - mean) ** 2).sum())])
+    return float(np.sqrt(squares / count))

@@ -35,11 +35,14 @@ from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
 from mage_agents.training.batch import TurnRow, turn_batch
+from mage_agents.training.bounded_loss import bounded_log_probs, bounded_loss
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.estimate import turn_advantages
+from mage_agents.training.forwards import plan_forwards, row_sizes, single_forward_figures
 from mage_agents.training.generation import TrainerBackend
+from mage_agents.training.generation_rounds import GenerationRounds, accelerator_exchange
 from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
-from mage_agents.training.legal_logps import policy_token_logps
+from mage_agents.training.legal_logps import dummy_score, policy_token_logps
 from mage_agents.training.loss_terms import loss_terms
 from mage_agents.training.metrics import step_metrics, trial_record
 from mage_agents.training.streams import random_stream, stream_seed
@@ -128,6 +131,11 @@ class MetaRLTrainer(GRPOTrainer):
             peft_config=peft_config,
             callbacks=callbacks,
         )
+        self.generation_rounds = None  # several processes: their generation calls kept in step
+        if self.accelerator.num_processes > 1:
+            self._check_processes()
+            exchange = accelerator_exchange(self.accelerator)
+            self.generation_rounds = GenerationRounds(exchange, pad_to_largest=self.use_vllm)
         self.backend = TrainerBackend(self)
         if self.use_vllm:  # vLLM stops at the answer tags itself instead of running on
             extra = self.vllm_generation.generation_kwargs
@@ -156,13 +164,19 @@ class MetaRLTrainer(GRPOTrainer):
         """The trial wrapper's settings of every trial played (training and evaluation)."""
         return trial_settings(self.args)
 
-    def plan(self, seeds: list[int], group_size: int, tag: str) -> list[TrialPlan]:
-        """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group."""
+    def plan(
+        self, seeds: list[int], group_size: int, tag: str, first_row: int = 0
+    ) -> list[TrialPlan]:
+        """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group.
+
+        ``first_row`` is the position of ``seeds[0]`` in the step's rows of all processes (a
+        trial's seed follows its position there: the same trials whatever the processes).
+        """
         args = self.args
         trial_kwargs = self.trial_settings()
         plans = []
-        for i, seed in enumerate(seeds):
-            group = i // group_size
+        for i, seed in enumerate(seeds, start=first_row):
+            group = (i - first_row) // group_size
             start = group * group_size
             if seed != seeds[start]:
                 raise ValueError(
@@ -189,13 +203,43 @@ class MetaRLTrainer(GRPOTrainer):
         """Play the planned trials with the current policy; return their trajectories."""
         if self.args.env_workers and self._workers is None:
             self._workers = WorkerEnvs(self.args.env_workers)
-        return collect(
+        trajectories = collect(
             plans,
             self.new_agent,
             batch_size=max(1, len(plans)),
             max_steps=self.args.max_turns,
             env_workers=self._workers or 0,
         )
+        if self.generation_rounds is not None:
+            self.backend.drain()  # the other processes' trials may still be playing
+        return trajectories
+
+    def _check_processes(self) -> None:
+        """Refuse what several processes cannot run; say why."""
+        if self.args.action_choice != "legal":
+            return
+        zero3 = (
+            self.is_deepspeed_enabled
+            and getattr(self.accelerator.state.deepspeed_plugin, "zero_stage", 0) == 3
+        )
+        if self.is_fsdp_enabled or zero3:
+            raise ValueError(
+                "action_choice='legal' scores the legal moves with the unwrapped model, one "
+                "forward per process whenever it has moves to score: under FSDP or DeepSpeed "
+                "ZeRO-3 those forwards gather parameters collectively and would not be matched. "
+                "Train a model that size with generate (the published setting), or use DDP "
+                "(or ZeRO-1/2)."
+            )
+
+    def _total(self, values: list[float]) -> list[float]:
+        """``values`` summed over the processes."""
+        mine = torch.tensor([values], dtype=torch.float64, device=self.accelerator.device)
+        return self.accelerator.gather(mine).sum(0).tolist()
+
+    def _largest(self, values: list[float]) -> list[float]:
+        """``values``' maxima over the processes."""
+        mine = torch.tensor([values], dtype=torch.float64, device=self.accelerator.device)
+        return self.accelerator.gather(mine).max(0).values.tolist()
 
     # -- the override --------------------------------------------------------------------------
 
@@ -203,18 +247,18 @@ class MetaRLTrainer(GRPOTrainer):
         mode = "train" if self.model.training else "eval"
         group = self.num_generations if mode == "train" else self.num_generations_eval
         seeds = [int(row["seed"]) for row in inputs]
-        tag = f"{mode}{self.state.global_step}|p{self.accelerator.process_index}"
+        process = self.accelerator.process_index
+        tag = f"{mode}{self.state.global_step}|p{process}"
         legal = isinstance(self.backend, LegalMoveBackend)
         if legal:
             self.backend.clear()  # the sampling records of this batch only
-        seed = stream_seed(
-            self.args.seed, "rollout", self.state.global_step, self.accelerator.process_index
-        )
+        seed = stream_seed(self.args.seed, "rollout", self.state.global_step, process)
         with random_stream(seed):
-            trajectories = self.play(self.plan(seeds, group, tag))
-        advantages = turn_advantages(self.args, trajectories)
+            trajectories = self.play(self.plan(seeds, group, tag, process * len(seeds)))
+        total = self._total if self.accelerator.num_processes > 1 else None
+        advantages = turn_advantages(self.args, trajectories, total)
         if legal:
-            advantages = self.backend.adjust(trajectories, advantages)
+            advantages = self.backend.adjust(trajectories, advantages, total)
         rows = [
             self._row(turn, float(value))
             for trajectory, values in zip(trajectories, advantages, strict=True)
@@ -229,9 +273,10 @@ class MetaRLTrainer(GRPOTrainer):
         records = [trial_record(t, a) for t, a in zip(trajectories, advantages, strict=True)]
         for name, value in step_metrics(gather_object(records)).items():
             self._metrics[mode][name].append(value)
-        self._metrics[mode]["rows"].append(float(len(rows)))
+        (count,) = self._total([float(len(rows))]) if total else (float(len(rows)),)
+        self._metrics[mode]["rows"].append(count)
         if legal:
-            for name, value in self.backend.sampling_metrics(trajectories).items():
+            for name, value in self.backend.sampling_metrics(trajectories, total).items():
                 self._metrics[mode][name].append(value)
         return batch
 
@@ -271,7 +316,7 @@ class MetaRLTrainer(GRPOTrainer):
         self, model: Any, batch: dict[str, Any], logps: torch.Tensor, batch_size: int | None
     ) -> torch.Tensor:
         """``logps`` with every legal-choice row's replaced by the renormalised policy's."""
-        if "legal_answer_ids" not in batch:
+        if self.args.action_choice != "legal":
             return logps
 
         def score(ids: torch.Tensor, mask: torch.Tensor, width: int) -> torch.Tensor:
@@ -279,9 +324,32 @@ class MetaRLTrainer(GRPOTrainer):
                 self, model, ids, mask, width, batch_size=batch_size
             )[0]
 
+        legal = "legal_answer_mask" in batch and bool(batch["legal_answer_mask"].any())
+        if not legal:
+            # several processes: every process runs the renormalising forward (it is collective)
+            return dummy_score(score, batch, logps) if self.generation_rounds else logps
         return policy_token_logps(score, batch, logps)
 
+    def compute_loss(
+        self,
+        model: Any,
+        inputs: dict[str, Any],
+        return_outputs: bool = False,
+        num_items_in_batch: Any = None,
+    ) -> torch.Tensor:
+        """TRL's loss; with ``max_tokens_per_forward``, in forwards bounded by tokens."""
+        if self.args.max_tokens_per_forward is None or not torch.is_grad_enabled():
+            return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+        return bounded_loss(self, model, inputs)
+
     def _compute_loss(self, model: Any, inputs: dict[str, Any]) -> torch.Tensor:
+        loss, extras = self._loss_parts(model, inputs)
+        self._record_loss_terms(extras["terms"])
+        self._record_forwards(single_forward_figures(inputs))
+        return loss
+
+    def _loss_parts(self, model: Any, inputs: dict[str, Any]) -> tuple[torch.Tensor, dict]:
+        """TRL's loss of ``inputs``, with what went into it (named terms, entropies, aux)."""
         coef = self._applied_entropy_coef()
         self._loss_batch, self._loss_outputs = inputs, None
         try:
@@ -289,11 +357,36 @@ class MetaRLTrainer(GRPOTrainer):
         finally:
             self._loss_batch = None
         logps, entropies, aux = self._loss_outputs
+        terms = loss_terms(self, inputs, loss, logps, entropies, coef, aux)
+        return loss, {"terms": terms, "entropies": entropies, "aux_loss": aux, "entropy_coef": coef}
+
+    def _record_loss_terms(self, terms: dict[str, float]) -> None:
+        """Log a micro-batch's named loss terms, averaged over the processes as TRL's ``loss``."""
         mode = "train" if self.model.training else "eval"
         scale = self.current_gradient_accumulation_steps if mode == "train" else 1
-        for name, value in loss_terms(self, inputs, loss, logps, entropies, coef, aux).items():
+        names = sorted(terms)
+        values = [terms[name] for name in names]
+        if self.accelerator.num_processes > 1:
+            values = [v / self.accelerator.num_processes for v in self._total(values)]
+        for name, value in zip(names, values, strict=True):
             self._metrics[mode][name].append(value * scale)  # in the units of TRL's `loss`
-        return loss
+
+    def _record_forwards(self, figures: dict[str, float]) -> None:
+        """Log a micro-batch's forwards: padding efficiency, rows and tokens per forward."""
+        mode = "train" if self.model.training else "eval"
+        keys = ("useful", "padded", "rows", "forwards")
+        values = [figures[k] for k in keys]
+        if self.accelerator.num_processes > 1:
+            values = self._total(values)
+            (largest,) = self._largest([figures["largest"]])
+        else:
+            largest = figures["largest"]
+        useful, padded, rows, forwards = values
+        metrics = self._metrics[mode]
+        metrics["forward/padding_efficiency"].append(useful / padded if padded else 1.0)
+        metrics["forward/rows"].append(rows / forwards if forwards else 0.0)
+        metrics["forward/count"].append(forwards / self.accelerator.num_processes)
+        metrics["forward/largest_tokens"].append(largest)
 
     def _applied_entropy_coef(self) -> float:
         """The coefficient of TRL's own entropy bonus in the coming loss (0 when it is off)."""
@@ -313,13 +406,25 @@ class MetaRLTrainer(GRPOTrainer):
         )
 
     def _log_probs(self, model: Any, batch: dict[str, Any], mode: str) -> torch.Tensor:
-        ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], dim=1)
-        mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
         size = (
             self.args.per_device_train_batch_size
             if mode == "train"
             else self.args.per_device_eval_batch_size
         )
+        budget = self.args.max_tokens_per_forward
+        if budget is None and self.accelerator.num_processes == 1:
+            return self._scored(model, batch, size)
+        if budget is None:  # TRL's chunks of rows, as many on every process
+            kept = [r for r, c in enumerate(row_sizes(batch).completion) if c > 0]
+            forwards = [kept[k : k + size] for k in range(0, len(kept), size)]
+        else:
+            forwards = plan_forwards(row_sizes(batch), budget)
+        return bounded_log_probs(self, batch, forwards, lambda part: self._scored(model, part))
+
+    def _scored(self, model: Any, batch: dict[str, Any], size: int | None = None) -> torch.Tensor:
+        """The log-probabilities TRL's loss reads of the completions of ``batch``."""
+        ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], dim=1)
+        mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
         logps, _, _ = super()._get_per_token_logps_and_entropies(
             model, ids, mask, batch["completion_ids"].size(1), batch_size=size
         )
