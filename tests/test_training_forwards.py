@@ -33,7 +33,9 @@ def row_tables(draw):
     completion = draw(st.lists(st.integers(0, 9), min_size=rows, max_size=rows))
     moves = draw(st.lists(st.sampled_from([0, 0, 2, 3]), min_size=rows, max_size=rows))
     answer = [draw(st.integers(1, 4)) if m else 0 for m in moves]
-    sizes = RowSizes(prompt, completion, moves, answer, [m * a for m, a in zip(moves, answer)])
+    sizes = RowSizes(
+        prompt, completion, moves, answer, [m * a for m, a in zip(moves, answer, strict=True)]
+    )
     return sizes, draw(st.integers(1, 400))
 
 
@@ -141,7 +143,9 @@ def test_a_small_budget_gives_the_gradient_of_one_forward(tmp_path, case):
     seeds = [{"seed": s} for s in (0, 0, 0, 0, 1, 1, 1, 1)]
     batch = trainer._generate_and_score_completions(seeds)
     sizes = row_sizes(batch)
-    longest = max(p + c for p, c, m in zip(sizes.prompt, sizes.completion, sizes.moves) if not m)
+    longest = max(
+        p + c for p, c, m in zip(sizes.prompt, sizes.completion, sizes.moves, strict=True) if not m
+    )
     budget = 3 * longest  # several rows a forward, many forwards
     for loss_type in loss_types:  # each normalises the loss in its own way
         trainer.loss_type = loss_type
@@ -171,5 +175,7 @@ def test_a_step_with_a_budget_trains_and_logs_its_forwards(tmp_path):
     assert 0 < log["forward/padding_efficiency"] <= 1 and log["forward/rows"] >= 1
     assert log["forward/count"] >= 2 and log["forward/largest_tokens"] > 0
     assert log["loss/policy"] == pytest.approx(log["loss"], abs=1e-6)
-    changed = [not torch.equal(a, b) for a, b in zip(before, trainer.model.parameters())]
+    changed = [
+        not torch.equal(a, b) for a, b in zip(before, trainer.model.parameters(), strict=True)
+    ]
     assert any(changed)
