@@ -35,6 +35,7 @@ from rich.console import Console
 
 from baselines.settings import ready_configs, resolve_config
 from baselines.train_folder import plan_run
+from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
 
 __all__ = ["main", "load_train_settings", "TRAIN_CONFIG_DIR", "build_parser"]
@@ -238,24 +239,29 @@ def train(
     config = build_config(settings)
     check_trials(config)  # an unknown env id, env keyword or opponent fails before the model loads
     constant = config.lr_scheduler_type.value == "constant"
-    plan = plan_run(_plain(settings), restart=restart, extend=extend, constant_rate=constant)
-    if plan.message:
-        console.print(plan.message, highlight=False)
+    plan = decided_on_main(  # under accelerate launch: one process decides, and removes
+        config,
+        lambda: plan_run(_plain(settings), restart=restart, extend=extend, constant_rate=constant),
+    )
+    main = is_main(config)
+    for line in (plan.message, launch_line(config)):
+        if line and main:
+            console.print(line, highlight=False)
     if plan.finished:
         return None
     if config.use_cpu or not torch.cuda.is_available():
         torch.set_num_threads(1)  # two threads on two busy cores made steps 40x slower
     out = Path(settings["out"])
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(yaml.safe_dump(_plain(settings), sort_keys=False))
+    text = yaml.safe_dump(_plain(settings), sort_keys=False)
+    on_main(config, lambda: (out / "config.yaml").write_text(text))
     model, tokenizer = load_model(settings)
     source = model.config._name_or_path
     saved = bool(source) and (Path(source) / "config.json").is_file()
     if config.beta != 0 and not saved and not settings.get("lora"):
         # TRL loads the KL reference from the model's directory: give the tiny model (or one
         # read from a GGUF file) one
-        model.save_pretrained(out / "base-model")
-        tokenizer.save_pretrained(out / "base-model")
+        on_main(config, lambda: _save_base(model, tokenizer, out / "base-model"))
         model.config._name_or_path = str(out / "base-model")
     output = OutputCallback(out, console, config.max_steps)
     trainer = MetaRLTrainer(
@@ -269,6 +275,8 @@ def train(
     trainer.train(resume_from_checkpoint=plan.resume)
     trainer.first_step = output.first_step or 0  # a resumed run trained from there on
     trainer.save_model(str(out / "final"))
+    if not trainer.is_world_process_zero():
+        return trainer  # the main process writes the run's files
     trainer.state.save_to_json(str(out / "final" / "trainer_state.json"))  # the run is finished
     output.write(trainer.state.log_history)
     if settings.get("plots", True):
@@ -280,6 +288,11 @@ def train(
 
         write_training_index(out)
     return trainer
+
+
+def _save_base(model: Any, tokenizer: Any, folder: Path) -> None:
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
 
 
 def _plain(value: Any) -> Any:
@@ -301,7 +314,7 @@ def main(argv: list[str]) -> int:
     except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
         console.print(f"[red]error:[/] {error}", markup=True, highlight=False)
         return 2
-    if trainer is None:
+    if trainer is None or not trainer.is_world_process_zero():
         return 0
     best = trainer.best
     if best:

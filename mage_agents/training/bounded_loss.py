@@ -17,9 +17,9 @@ the whole micro-batch, term by term, for every ``loss_type``:
 The forwards before the last are backpropagated as the training loop backpropagates the
 micro-batches before the last of an accumulation window: gradient sync deferred
 (``accelerator.no_sync``, ``sync_gradients`` off, so DeepSpeed does not step), the same backward
-arguments. With several processes every process runs as many forwards as the one with the most
-(one-row forwards without loss tokens fill in): each forward is collective (DDP's buffer sync,
-TRL's metric reductions, FSDP's gathers).
+arguments. With several processes every process runs as many forwards, each with as many rows
+(:func:`agreed_forwards`): every forward is collective (DDP's buffer sync, FSDP's gathers, TRL's
+metric gathers, which take one value per row).
 """
 
 from __future__ import annotations
@@ -31,15 +31,9 @@ from typing import Any
 
 import torch
 
-from mage_agents.training.forwards import (
-    empty_forward,
-    padding_figures,
-    plan_forwards,
-    row_sizes,
-    rows_of,
-)
+from mage_agents.training.forwards import padding_figures, plan_forwards, row_sizes, rows_of
 
-__all__ = ["Share", "policy_weight", "bounded_loss", "bounded_log_probs", "largest_count"]
+__all__ = ["Share", "policy_weight", "bounded_loss", "bounded_log_probs", "agreed_forwards"]
 
 TOKEN_MEAN = ("bnpo",)
 ROW_MEAN = ("grpo", "sapo", "luspo", "dr_grpo")
@@ -76,12 +70,17 @@ def policy_weight(loss_type: str, share: Share) -> float:
     raise ValueError(f"Unknown loss type: {loss_type}")
 
 
-def largest_count(trainer: Any, count: int) -> int:
-    """The largest ``count`` of any process (the count itself with one process)."""
-    if trainer.accelerator.num_processes == 1:
-        return count
-    mine = torch.tensor([count], device=trainer.accelerator.device)
-    return int(trainer.accelerator.gather(mine).max())
+def agreed_forwards(trainer: Any, batch: dict[str, Any], budget: int) -> list[list[int]]:
+    """The forwards of ``batch`` within ``budget``, with as many rows on every process."""
+    accelerator = trainer.accelerator
+    agree = None
+    if accelerator.num_processes > 1:
+
+        def agree(fit: int) -> int:
+            mine = torch.tensor([fit], device=accelerator.device)
+            return int(accelerator.gather(mine).min())
+
+    return plan_forwards(row_sizes(batch), budget, agree)
 
 
 def _loss_mask(inputs: dict[str, Any]) -> torch.Tensor:
@@ -147,13 +146,9 @@ def bounded_loss(trainer: Any, model: Any, inputs: dict[str, Any]) -> torch.Tens
     Every forward but the last is backpropagated here; the returned loss carries the last one's
     gradient and, detached, the others' values (so the logged ``loss`` is the whole micro-batch's).
     """
-    sizes = row_sizes(inputs)
-    forwards = plan_forwards(sizes, trainer.args.max_tokens_per_forward)
+    forwards = agreed_forwards(trainer, inputs, trainer.args.max_tokens_per_forward)
     parts = [rows_of(inputs, rows) for rows in forwards]
-    count = max(1, largest_count(trainer, len(parts)))
-    parts += [empty_forward(inputs)] * (count - len(parts))
     shares = [_share(inputs, rows) for rows in forwards]
-    shares += [Share(0.0, 0.0)] * (count - len(shares))
     done = torch.zeros((), device=trainer.accelerator.device)
     terms: dict[str, float] = {}
     last = None
@@ -162,13 +157,13 @@ def bounded_loss(trainer: Any, model: Any, inputs: dict[str, Any]) -> torch.Tens
         loss, part_terms = _weighted(trainer, part, loss, extras, share)
         for name, value in part_terms.items():
             terms[name] = terms.get(name, 0.0) + value
-        if k < count - 1:
+        if k < len(parts) - 1:
             _backward(trainer, model, loss)
             done = done + loss.detach()
         else:
             last = loss
     trainer._record_loss_terms(terms)
-    trainer._record_forwards(padding_figures(sizes, forwards))
+    trainer._record_forwards(padding_figures(row_sizes(inputs), forwards))
     return last + done
 
 
@@ -179,28 +174,20 @@ def _share(inputs: dict[str, Any], rows: list[int]) -> Share:
     return Share(len(rows) / mask.size(0), part / tokens if tokens else 0.0)
 
 
-def bounded_log_probs(
-    trainer: Any, batch: dict[str, Any], forwards: list[list[int]], score: Any
-) -> torch.Tensor:
+def bounded_log_probs(batch: dict[str, Any], forwards: list[list[int]], score: Any) -> torch.Tensor:
     """Return the token log-probabilities of every row of ``batch``, scored forward by forward.
 
     Args:
-        trainer: The trainer (its processes: forward counts are made equal).
         batch: The rows (a whole generation batch).
-        forwards: The rows of each forward (:func:`~.forwards.plan_forwards`).
+        forwards: The rows of each forward (:func:`agreed_forwards`, or chunks of rows).
         score: ``score(part) -> (rows, width)`` log-probabilities of a sub-batch.
 
     Returns:
-        ``(rows, completion width)`` log-probabilities, 0 where a row has no completion token.
+        ``(rows, completion width)`` log-probabilities, 0 past each row's completion.
     """
-    count = max(1, largest_count(trainer, len(forwards)))
     out = torch.zeros(batch["completion_ids"].shape, device=batch["completion_ids"].device)
-    for k in range(count):
-        if k < len(forwards):
-            rows = forwards[k]
-            logps = score(rows_of(batch, rows))
-            index = torch.as_tensor(rows, device=out.device)
-            out[index, : logps.size(1)] = logps.to(out.dtype)
-        else:
-            score(empty_forward(batch))
+    for rows in forwards:
+        logps = score(rows_of(batch, rows))
+        index = torch.as_tensor(rows, device=out.device)
+        out[index, : logps.size(1)] = logps.to(out.dtype)
     return out

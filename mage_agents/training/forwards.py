@@ -11,14 +11,15 @@ plus the longest completion, the padding columns no row of the forward needs bei
 prompt (the renormalising forward of :mod:`.legal_logps`). A single row longer than the budget
 gets a forward of its own: rows are never cut.
 
-Rows without loss tokens (the zero-mask filler rows of :func:`~.batch.turn_batch`) are left out of
-the forwards; they carry no loss and no gradient. :func:`padding_figures` gives the metrics a step
-logs: useful tokens over padded tokens, and rows per forward.
+The zero-mask filler rows of :func:`~.batch.turn_batch` (no loss, no gradient) take part like the
+others, last and cheaply: with several processes every process then has as many rows, and each
+forward as many rows on every process. :func:`padding_figures` gives the metrics a step logs:
+useful tokens over padded tokens, and rows per forward.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +31,6 @@ __all__ = [
     "forward_tokens",
     "plan_forwards",
     "rows_of",
-    "empty_forward",
     "padding_figures",
     "single_forward_figures",
     "PROMPT_KEYS",
@@ -109,12 +109,47 @@ def forward_tokens(sizes: RowSizes, rows: Sequence[int]) -> int:
     return tokens
 
 
-def plan_forwards(sizes: RowSizes, budget: int) -> list[list[int]]:
-    """Split the rows with loss tokens into forwards of at most ``budget`` padded tokens.
+class _Forward:
+    """A forward being filled: its padded tokens as rows join it (each in O(1))."""
 
-    Rows are taken longest first and packed greedily: a row joins the current forward while the
-    forward stays within the budget, else starts the next one. A row alone over the budget is a
-    forward of its own. Every row with loss tokens is in exactly one forward.
+    def __init__(self, sizes: RowSizes) -> None:
+        self.sizes = sizes
+        self.rows = self.prompt = self.completion = 0
+        self.legal = self.legal_prompt = self.answer = self.moves = 0
+
+    def tokens_with(self, row: int) -> int:
+        """The forward's padded tokens if ``row`` joined it."""
+        s = self.sizes
+        rows, prompt = self.rows + 1, max(self.prompt, s.prompt[row])
+        tokens = rows * (prompt + max(self.completion, s.completion[row]))
+        legal, legal_prompt, answer, moves = self.legal, self.legal_prompt, self.answer, self.moves
+        if s.moves[row]:
+            legal, legal_prompt = legal + 1, max(legal_prompt, s.prompt[row])
+            answer, moves = max(answer, s.answer[row]), max(moves, s.moves[row])
+        return tokens + legal * moves * (legal_prompt + answer)
+
+    def add(self, row: int) -> None:
+        s = self.sizes
+        self.rows += 1
+        self.prompt = max(self.prompt, s.prompt[row])
+        self.completion = max(self.completion, s.completion[row])
+        if s.moves[row]:
+            self.legal += 1
+            self.legal_prompt = max(self.legal_prompt, s.prompt[row])
+            self.answer, self.moves = max(self.answer, s.answer[row]), max(self.moves, s.moves[row])
+
+
+def plan_forwards(
+    sizes: RowSizes, budget: int, agree: Callable[[int], int] | None = None
+) -> list[list[int]]:
+    """Split every row into forwards of at most ``budget`` padded tokens.
+
+    Rows are taken longest first and packed greedily: each forward takes as many of the next
+    rows as fit in the budget, at least one (a row alone over the budget is a forward of its
+    own). With several processes ``agree`` turns this process's count into the smallest of
+    every process's (one small all-gather a forward): each forward then has as many rows on
+    every process, which TRL's per-row metric gathers need, and every process as many forwards
+    (their rows are as many, :func:`~.batch.turn_batch`).
 
     Example:
         >>> sizes = RowSizes([8, 2, 2, 7], [2, 2, 2, 1], [0] * 4, [0] * 4, [0] * 4)
@@ -122,20 +157,27 @@ def plan_forwards(sizes: RowSizes, budget: int) -> list[list[int]]:
         [[0, 3], [1, 2]]
         >>> plan_forwards(sizes, 5)
         [[0], [3], [1], [2]]
+        >>> plan_forwards(sizes, 20, agree=lambda fit: min(fit, 1))  # another process: one
+        [[0], [3], [1], [2]]
     """
     if budget < 1:
         raise ValueError(f"budget counts tokens: it must be at least 1, not {budget}.")
-    kept = [r for r, c in enumerate(sizes.completion) if c > 0]
-    kept.sort(key=lambda r: (-(sizes.prompt[r] + sizes.completion[r]), r))
+    order = sorted(
+        range(len(sizes.prompt)), key=lambda r: (-(sizes.prompt[r] + sizes.completion[r]), r)
+    )
     forwards: list[list[int]] = []
-    current: list[int] = []
-    for row in kept:
-        if current and forward_tokens(sizes, [*current, row]) > budget:
-            forwards.append(current)
-            current = []
-        current.append(row)
-    if current:
-        forwards.append(current)
+    start = 0
+    while start < len(order):
+        forward = _Forward(sizes)
+        forward.add(order[start])
+        fit = 1
+        while start + fit < len(order) and forward.tokens_with(order[start + fit]) <= budget:
+            forward.add(order[start + fit])
+            fit += 1
+        if agree is not None:
+            fit = max(1, agree(fit))
+        forwards.append(order[start : start + fit])
+        start += fit
     return forwards
 
 
@@ -181,20 +223,6 @@ def rows_of(batch: dict[str, Any], rows: Sequence[int]) -> dict[str, Any]:
         elif value.dim() == 2 and value.size(1) == width:
             value = value[:, :keep]
         part[key] = value
-    return part
-
-
-def empty_forward(batch: dict[str, Any]) -> dict[str, Any]:
-    """Return a one-row forward without loss tokens (to keep forward counts equal across processes).
-
-    Its row is the batch's first, with every loss mask zeroed and a zero advantage: it runs the
-    model (and, with legal answers, nothing of them) and adds exactly zero to the loss.
-    """
-    part = rows_of(batch, [0])
-    for key in ("completion_mask", "tool_mask", "legal_answer_mask"):
-        if key in part:
-            part[key] = torch.zeros_like(part[key])
-    part["advantages"] = torch.zeros_like(part["advantages"])
     return part
 
 

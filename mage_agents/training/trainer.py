@@ -35,10 +35,10 @@ from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
 from mage_agents.training.batch import TurnRow, turn_batch
-from mage_agents.training.bounded_loss import bounded_log_probs, bounded_loss
+from mage_agents.training.bounded_loss import agreed_forwards, bounded_log_probs, bounded_loss
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.estimate import turn_advantages
-from mage_agents.training.forwards import plan_forwards, row_sizes, single_forward_figures
+from mage_agents.training.forwards import single_forward_figures
 from mage_agents.training.generation import TrainerBackend
 from mage_agents.training.generation_rounds import GenerationRounds, accelerator_exchange
 from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
@@ -265,8 +265,15 @@ class MetaRLTrainer(GRPOTrainer):
             for turn, value in zip(trajectory.turns, values, strict=True)
         ]
         multiple = self.args.steps_per_generation if mode == "train" else 1
+        at_least = 0
+        if total:  # as many rows on every process (TRL gathers a value per row)
+            (at_least,) = self._largest([float(sum(1 for r in rows if r.completion_ids))])
         batch = turn_batch(
-            rows, self.processing_class.pad_token_id, multiple, self.accelerator.device
+            rows,
+            self.processing_class.pad_token_id,
+            multiple,
+            self.accelerator.device,
+            int(at_least),
         )
         batch["num_items_in_batch"] = self.accelerator.gather(batch["num_items_in_batch"]).sum()
         self._add_log_probs(batch, mode)
@@ -414,12 +421,12 @@ class MetaRLTrainer(GRPOTrainer):
         budget = self.args.max_tokens_per_forward
         if budget is None and self.accelerator.num_processes == 1:
             return self._scored(model, batch, size)
-        if budget is None:  # TRL's chunks of rows, as many on every process
-            kept = [r for r, c in enumerate(row_sizes(batch).completion) if c > 0]
-            forwards = [kept[k : k + size] for k in range(0, len(kept), size)]
+        if budget is None:  # TRL's chunks of rows (the processes' rows are as many)
+            rows = batch["prompt_ids"].size(0)
+            forwards = [list(range(k, min(k + size, rows))) for k in range(0, rows, size)]
         else:
-            forwards = plan_forwards(row_sizes(batch), budget)
-        return bounded_log_probs(self, batch, forwards, lambda part: self._scored(model, part))
+            forwards = agreed_forwards(self, batch, budget)
+        return bounded_log_probs(batch, forwards, lambda part: self._scored(model, part))
 
     def _scored(self, model: Any, batch: dict[str, Any], size: int | None = None) -> torch.Tensor:
         """The log-probabilities TRL's loss reads of the completions of ``batch``."""
