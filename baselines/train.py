@@ -92,6 +92,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="train the run in --out past its max_steps, to a larger --max-steps",
     )
+    add(
+        "--check",
+        action="store_true",
+        help="check the config without training (no weights, no GPU): every field, the env and "
+        "opponent, one scripted trial; print rows, tokens per forward, memory, TRL settings",
+    )
     return parser
 
 
@@ -310,6 +316,10 @@ def main(argv: list[str]) -> int:
         if args.max_steps is not None and args.max_steps < 1:
             raise ValueError(f"--max-steps counts optimizer steps: give >= 1, not {args.max_steps}")
         settings = _settings(args)
+        if args.check:
+            from baselines.train_check import check_main
+
+            return check_main(settings, console)
         trainer = train(settings, console, restart=args.restart, extend=args.extend)
     except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
         console.print(f"[red]error:[/] {error}", markup=True, highlight=False)

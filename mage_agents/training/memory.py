@@ -42,6 +42,7 @@ __all__ = [
     "estimate_memory",
     "activation_bytes_per_token",
     "GIB",
+    "RUNTIME_ALLOWANCE",
 ]
 
 GIB = 1024**3
@@ -168,6 +169,7 @@ class TrainingShape:
         gradient_checkpointing: Layers recompute their activations in the backward.
         reference_copy: A second model for the KL term (``beta != 0`` without LoRA).
         vllm_bytes: vLLM's colocated share of the device (0: none or server mode).
+        runtime_bytes: The CUDA context, NCCL and allocator allowance (0 on a CPU).
     """
 
     tokens: int
@@ -179,6 +181,7 @@ class TrainingShape:
     gradient_checkpointing: bool = True
     reference_copy: bool = False
     vllm_bytes: float = 0.0
+    runtime_bytes: float = RUNTIME_ALLOWANCE
 
 
 def estimate_memory(arch: Architecture, shape: TrainingShape) -> dict[str, float]:
@@ -214,7 +217,7 @@ def estimate_memory(arch: Architecture, shape: TrainingShape) -> dict[str, float
         "activations": float(activations),
         "lm head": float(lm_head),
         "vllm": float(shape.vllm_bytes),
-        "runtime": float(RUNTIME_ALLOWANCE),
+        "runtime": float(shape.runtime_bytes),
     }
     parts["total"] = sum(parts.values())
     return parts
