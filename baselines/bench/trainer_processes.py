@@ -187,6 +187,49 @@ def timed_runs(name: str, out: Path, trials: int, steps: int, processes: int) ->
     return figures
 
 
+def _train_args(name: str, folder: Path, trials: int, steps: int) -> list[str]:
+    args = ["baselines.run", "train", "--config", name, "--out", str(folder), "--no-plots"]
+    args += ["--max-steps", str(steps), "--set", f"per_device_train_batch_size={trials}"]
+    return args + [
+        "--set",
+        "save_steps=1",
+        "--set",
+        "evaluation_steps=2",
+        "--set",
+        "logging_steps=1",
+    ]
+
+
+def resume_check(name: str, out: Path, trials: int, steps: int, processes: int) -> dict[str, Any]:
+    """Train ``steps`` steps in ``processes`` processes; kill-and-resume a copy from the one before.
+
+    Returns what was written once (checkpoints with one model and every process's random
+    state, one metrics row a step, ``best/``) and whether the resumed run's final weights are
+    the uninterrupted run's, bit for bit.
+    """
+    import shutil
+
+    from safetensors.torch import load_file
+
+    whole, resumed = out / "whole", out / "resumed"
+    launch(_train_args(name, whole, trials, steps), processes)
+    shutil.copytree(whole, resumed)
+    for path in (resumed / f"checkpoint-{steps}", resumed / "final"):
+        shutil.rmtree(path)  # killed during the last step: no last checkpoint, no final model
+    launch(_train_args(name, resumed, trials, steps), processes)
+    a = load_file(whole / "final" / "model.safetensors")
+    b = load_file(resumed / "final" / "model.safetensors")
+    rows = [json.loads(line) for line in (whole / "metrics.jsonl").read_text().splitlines()]
+    states = sorted(p.name for p in (whole / f"checkpoint-{steps}").glob("rng_state*.pth"))
+    return {
+        "same_weights": all(torch.equal(a[k], b[k]) for k in a) and a.keys() == b.keys(),
+        "train_rows": sum(1 for r in rows if "loss" in r),
+        "rng_states": states,
+        "best": (whole / "best" / "best.json").is_file(),
+        "checkpoints": sorted(p.name for p in whole.glob("checkpoint-*")),
+    }
+
+
 def main(argv: list[str]) -> None:
     """``capture NAME OUT TRIALS`` (inside a launch), or the whole comparison (see the module)."""
     if argv and argv[0] == "capture":
@@ -214,6 +257,14 @@ def main(argv: list[str]) -> None:
         print(
             f"  gradient: |g_N - g_1| / |g_1| = {result['gradient_difference']:.2e} "
             f"(|g_1| = {result['gradient_norm']:.3g})"
+        )
+        resume = resume_check(args.config, out, per, 3, args.processes)
+        print(
+            f"{args.processes} processes, train 3 steps ({per} trials each): checkpoints "
+            f"{', '.join(resume['checkpoints'])}, each with {', '.join(resume['rng_states'])}; "
+            f"{resume['train_rows']} training rows in metrics.jsonl; best/ "
+            f"{'written' if resume['best'] else 'missing'}; killed in step 3 and resumed: final "
+            f"weights {'equal, bit for bit' if resume['same_weights'] else 'DIFFER'}"
         )
         timed = timed_runs(args.config, out, args.trials, args.steps, args.processes)
     print(f"train --max-steps {args.steps}, {args.trials} trials a step:")
