@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import replace
 from functools import cache
 from typing import Any
 
@@ -29,6 +28,7 @@ import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
 from baselines.summary import Interval, wilson_interval
+from mage_agents.rollout.plan import make_trial_env, with_trial
 
 __all__ = ["trial_bound", "task_winnable", "achievable_interval"]
 
@@ -77,27 +77,28 @@ def trial_bound(record: dict[str, Any]) -> float | None:
     return _kuhn_bound(opponents[0], _SEATS[seats[0]])
 
 
-def task_winnable(spec: Any) -> bool | None:
-    """Whether some line of play solves the task of a runner ``TrialSpec`` (``None``: undecided).
+def task_winnable(plan: Any) -> bool | None:
+    """Whether some line of play solves the task of a :class:`~mage_agents.rollout.TrialPlan`.
 
-    The task is replayed through the same trial env the runner builds (one attempt: every attempt
-    of a ``same_task`` trial replays it), trying every legal action at every decision.
+    ``None`` where it cannot be decided. The task is replayed through the same trial env the
+    runner builds (one attempt: every attempt of a ``same_task`` trial replays it), trying every
+    legal action at every decision.
     """
-    trial = dict(spec.trial_kwargs or {})
+    trial = plan.trial
     # Only Kuhn poker's tasks are small enough to decide by playing every line.
-    if not _plays_kuhn_poker(str(spec.env_id)) or trial.get("seat_rotation") == "episode":
+    if not _plays_kuhn_poker(str(plan.env_id)) or trial.seat_rotation == "episode":
         return None
-    if spec.num_episodes > 1 and trial.get("same_task", True) is not True:
+    if plan.num_episodes > 1 and not trial.same_task:
         return None
     key = json.dumps(
-        [spec.env_id, spec.opponent, spec.task_seed, spec.env_kwargs, trial],
+        [plan.env_id, plan.opponent, plan.task_seed, plan.env_kwargs, trial.non_defaults()],
         sort_keys=True,
         default=repr,
     )
     if key not in _DECIDED:
         if len(_DECIDED) >= 100_000:
             _DECIDED.clear()
-        _DECIDED[key] = _winnable(replace(spec, num_episodes=1))
+        _DECIDED[key] = _winnable(with_trial(plan, num_episodes=1))
     return _DECIDED[key]
 
 
@@ -105,10 +106,8 @@ _DECIDED: dict[str, bool | None] = {}
 """Tasks already decided, by their settings (the repeats of a task share the answer)."""
 
 
-def _winnable(spec: Any) -> bool | None:
-    from baselines.runner import make_trial_env  # the runner imports this module
-
-    env = make_trial_env(spec)
+def _winnable(plan: Any) -> bool | None:
+    env = make_trial_env(plan)
     lines: list[list[str]] = [[]]
     tried = 0
     try:
@@ -117,7 +116,7 @@ def _winnable(spec: Any) -> bool | None:
             tried += 1
             if tried > MAX_LINES:
                 return None
-            solved, legal = _play_line(env, spec.task_seed, line)
+            solved, legal = _play_line(env, plan.task_seed, line)
             if solved:
                 return True
             lines.extend(line + [action] for action in reversed(legal))

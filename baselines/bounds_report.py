@@ -11,7 +11,9 @@ import argparse
 
 import pyspiel
 
+from baselines.errors import EXIT_OK, EXIT_SETTINGS, print_error
 from baselines.mage_oracle import MAGE_MODELS, MAGE_PAPER_BOUND, mage_oracle_share
+from baselines.run_flags import add_import_option
 from mage_envs.bounds import (
     KUHN_GAME_VALUE,
     KUHN_OPPONENTS,
@@ -116,21 +118,35 @@ def bounds_markdown(games: int = 100, seed: int = 0) -> str:
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Print the bounds report; ``--games`` and ``--seed`` set the MCTS rows' seeded games."""
-    parser = argparse.ArgumentParser(
-        prog="python -m baselines.run bounds",
-        description="Print exact bounds on what an agent can score against each opponent.",
-    )
+def describe(parser: argparse.ArgumentParser) -> None:
+    """Give ``bounds``' parser the page its ``--help`` shows."""
+    parser.description = "Print exact bounds on what an agent can score against each opponent."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``bounds``: the MCTS rows' seeded games."""
     parser.add_argument(
         "--games", type=int, default=100, help="seeded games of perfect play vs each MCTS"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of those games")
-    args = parser.parse_args(argv)
+    add_import_option(parser.add_argument)
+
+
+def command(args: argparse.Namespace, argv: list[str] | None = None) -> int:
+    """Print the bounds report; return the exit code."""
     if args.games < 1:
-        parser.error("--games must be >= 1")
+        print_error(f"--games must be >= 1, not {args.games}.")
+        return EXIT_SETTINGS
     print(bounds_markdown(args.games, args.seed))
-    return 0
+    return EXIT_OK
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print the bounds report (``python -m baselines.run bounds`` is the way)."""
+    parser = argparse.ArgumentParser(prog="python -m baselines.run bounds")
+    describe(parser)
+    add_arguments(parser)
+    return command(parser.parse_args(argv), argv)
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
             start = time.perf_counter()
             folder = fetch_model(args.name, args.dtype, cache, args.force, log=_say)
             seconds = time.perf_counter() - start
-            _say(f"Done in {seconds:.1f} s. Use it as --agent local:{args.name}.")
+            _say(f"Done in {seconds:.1f} s. {_how_to_use(args.name, folder, cache)}")
             print(folder)
         elif args.command == "list":
             for name, model in PRETRAINED.items():
@@ -73,6 +73,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _how_to_use(name: str, folder: Path, cache: Path) -> str:
+    """The agent spec that loads the model: its name only where names are looked up."""
+    if cache.expanduser().resolve() == model_cache_dir().resolve():
+        return f"Use it as --agent local:{name}."
+    return (
+        f"Use it as --agent local:{folder} (local:{name} looks in {model_cache_dir()}; set "
+        f"MAGE_MODEL_CACHE={cache} to use the name)."
+    )
 
 
 def _say(line: str) -> None:

@@ -2,8 +2,10 @@
 
 Each pair is checked before anything runs, by building its env (with the opponent) and binding a
 fresh agent to it: a pair that cannot be played is skipped with one line, so one bad pair never
-ends a run. The trials of the playable pairs are then planned with
-:func:`~baselines.runner.plan_trials`, in chunks of tasks so that a big plan can show progress.
+ends a run. The trials of the playable pairs are then planned, one
+:class:`~mage_agents.rollout.TrialPlanner` each (:func:`~baselines.runner.trial_planners`), as
+one :class:`~mage_agents.rollout.TrialPlans`: a lazy plan, each trial made when it is played, so
+that planning costs nothing whatever ``--tasks`` says.
 """
 
 from __future__ import annotations
@@ -17,18 +19,14 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from baselines.agents import AgentFactory, agent_settings
-from baselines.runner import TrialSpec, plan_trials
+from baselines.errors import print_warning
+from baselines.runner import trial_planners
+from mage_agents.rollout import TrialPlans
 
 __all__ = ["accepts_opponent", "plan_run", "progress_bar", "env_kwargs_of"]
 
 PROGRESS_MIN_TRIALS = 50
 """Runs with at least this many trials to play show a progress bar (on a terminal)."""
-
-PLAN_NOTICE_TRIALS = 50_000
-"""Plans of at least this many trials say so before planning, with a progress bar on a terminal."""
-
-PLAN_CHUNK_TASKS = 5_000
-"""Tasks planned per call when showing planning progress (the plan is the same either way)."""
 
 
 def accepts_opponent(env_id: str) -> bool:
@@ -71,16 +69,15 @@ def _playable(
     return None
 
 
-def plan_run(settings: dict[str, Any], factory: AgentFactory, console: Console) -> list[TrialSpec]:
+def plan_run(settings: dict[str, Any], factory: AgentFactory, console: Console) -> TrialPlans:
     """Plan the trials of every (env, opponent) pair that can be played; skip the others."""
     env_kwargs = env_kwargs_of(settings)
     given = [o for o in settings["opponents"] if o is not None]
     alone = [e for e in settings["envs"] if not accepts_opponent(e)]
     if given and alone:
-        console.print(
-            f"[yellow]The opponent {', '.join(given)} does not apply to {', '.join(alone)} "
-            "(no opponent): played alone.[/]",
-            highlight=False,
+        print_warning(
+            f"The opponent {', '.join(given)} does not apply to {', '.join(alone)} "
+            "(no opponent): played alone."
         )
     pairs = []
     for env_id in settings["envs"]:
@@ -88,45 +85,13 @@ def plan_run(settings: dict[str, Any], factory: AgentFactory, console: Console) 
             reason = _playable(env_id, env_kwargs[env_id], factory, opponent)
             if reason:
                 against = f" against {opponent}" if opponent is not None else ""
-                console.print(f"[yellow]Skipping {env_id}{against}: {reason}.[/]", highlight=False)
+                print_warning(f"Skipping {env_id}{against}: {reason}.")
             else:
                 pairs.append((env_id, opponent))
-    return _plan_pairs(settings, factory, pairs, env_kwargs, console)
-
-
-def _plan_pairs(
-    settings: dict[str, Any],
-    factory: AgentFactory,
-    pairs: list[tuple[str, str | None]],
-    env_kwargs: dict[str, dict[str, Any]],
-    console: Console,
-) -> list[TrialSpec]:
-    """Plan ``pairs`` in chunks of tasks, with a notice and a bar for big plans."""
-    tasks, repeats, seed = settings["tasks"], settings["repeats"], settings["seed"]
-    total = len(pairs) * tasks * repeats
-    if total >= PLAN_NOTICE_TRIALS:
-        console.print(f"{factory.name}: planning {total:,} trials...", highlight=False)
-    specs: list[TrialSpec] = []
-    with progress_bar(console, total if total >= PLAN_NOTICE_TRIALS else 0) as progress:
-        bar = progress.add_task("planning", total=total)
-        for env_id, opponent in pairs:
-            for start in range(0, tasks, PLAN_CHUNK_TASKS):
-                chunk = min(PLAN_CHUNK_TASKS, tasks - start)
-                # task i's trials depend on its seed alone, so chunks plan the same trials
-                specs += plan_trials(
-                    factory.name,
-                    [env_id],
-                    [opponent],
-                    chunk,
-                    repeats,
-                    settings["episodes"],
-                    seed + start,
-                    env_kwargs,
-                    settings["trial"],
-                    agent_settings(factory.config),
-                )
-                progress.advance(bar, chunk * repeats)
-    return specs
+    planners = trial_planners(
+        factory.name, pairs, env_kwargs, settings["trial"], agent_settings(factory.config)
+    )
+    return TrialPlans(planners, settings["seed"], settings["tasks"], settings["repeats"])
 
 
 def progress_bar(console: Console, total: int) -> Progress:

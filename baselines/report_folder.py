@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 from baselines.achievable import achievable_interval
+from baselines.errors import EXIT_OK, EXIT_SETTINGS, SETTINGS_ERRORS, print_error, settings_error
 from baselines.outdir import TRANSCRIPTS_FILE, trial_prefix
 from baselines.report import plot_images
 from baselines.results import ResultsFile, missing_fields
+from baselines.run_flags import add_import_option
 from baselines.summary import summarize
 from baselines.summary_html import summary_page, write_summary_html
 from mage_agents.rollout import TranscriptFile
@@ -30,16 +32,26 @@ from mage_agents.rollout import TranscriptFile
 __all__ = ["main", "rebuild_run_page", "config_labelled"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the parser of ``report``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m baselines.run report",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
+def describe(parser: argparse.ArgumentParser) -> None:
+    """Give ``report``'s parser the page its ``--help`` shows."""
+    parser.description = __doc__
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``report`` to ``parser``."""
     parser.add_argument("folder", type=Path, help="a run folder (--out) or a training folder")
     parser.add_argument("--title", help="the page's title (default: summary.md's, or the folder)")
     parser.add_argument("--no-plots", action="store_false", dest="plots", help="skip the plots")
+    add_import_option(parser.add_argument)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``report``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m baselines.run report", formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    describe(parser)
+    add_arguments(parser)
     return parser
 
 
@@ -103,9 +115,8 @@ def rebuild_run_page(folder: str | Path, title: str | None = None, plots: bool =
     return write_summary_html(folder / "summary.html", page)
 
 
-def main(argv: list[str]) -> int:
+def command(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """Run ``report``; return the exit code (2 when the folder is none of the two kinds)."""
-    args = build_parser().parse_args(argv)
     folder: Path = args.folder
     try:
         if (folder / "results.jsonl").is_file():
@@ -115,13 +126,17 @@ def main(argv: list[str]) -> int:
 
             path = write_training_index(folder, args.title)
         else:
-            print(
-                f"error: {folder} is neither a run folder (no results.jsonl) nor a training "
-                "folder (no metrics.jsonl)."
+            print_error(
+                f"{folder} is neither a run folder (no results.jsonl) nor a training folder "
+                "(no metrics.jsonl)."
             )
-            return 2
-    except (ValueError, OSError) as error:
-        print(f"error: {error}")
-        return 2
+            return EXIT_SETTINGS
+    except SETTINGS_ERRORS as error:
+        return settings_error(error)
     print(f"Wrote {path}; open it in a browser.")
-    return 0
+    return EXIT_OK
+
+
+def main(argv: list[str]) -> int:
+    """Run ``report`` from its own arguments (``python -m baselines.run report`` is the way)."""
+    return command(build_parser().parse_args(argv), argv)

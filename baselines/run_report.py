@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from baselines.achievable import achievable_interval
+from baselines.errors import print_warning
 from baselines.failures import failure_lines, failure_markdown
 from baselines.outdir import TRANSCRIPTS_FILE, config_marker, keep_summaries
 from baselines.report import console_table, markdown_report, plot_images, write_csv
@@ -141,4 +142,4 @@ def backend_notes(records: list[dict[str, Any]]) -> list[str]:
 def print_failures(outcome: Outcome, console: Console) -> None:
     """Print the lines about the trials the backend failed (and those not started)."""
     for line in failure_lines(outcome.failed, outcome.unplayed):
-        console.print(f"[red]{escape(line)}[/]", highlight=False)  # reasons may hold brackets
+        print_warning(line, "red")  # on stderr, with the errors

@@ -2,12 +2,15 @@
 
 1. :func:`plan_trials` fixes every trial before anything runs: its env, opponent, task seed (the
    deal, the level), repeat index and agent seed. Results therefore do not depend on ``workers``
-   or ``batch_size`` for agents whose randomness comes from their seed.
+   or ``batch_size`` for agents whose randomness comes from their seed. The plan is a lazy
+   sequence (:class:`~mage_agents.rollout.TrialPlans`): a plan is made when it is played, so a
+   run of any size starts at once and holds only the trials in flight.
 2. :func:`play_trials` steps up to ``batch_size`` trials together, so that prompting agents sharing
    a backend are answered with one batched generation per step; it is a thin user of the rollout
    engine the trainer uses too (:func:`mage_agents.rollout.rollout`), reading each record off a
    :class:`~mage_agents.rollout.Trajectory`.
-3. :func:`evaluate` skips the trials already in the results file, plays the rest (in worker
+3. :func:`evaluate` skips the trials already in the results file (read from the file, the plan
+   only telling where each stands), plays the rest (in worker
    processes if asked) and appends each finished trial at once, fsync'd
    (:class:`~baselines.results.ResultsFile`), so a killed run resumes where it stopped; with a
    :class:`~mage_agents.rollout.TranscriptFile`, the trial's transcript (what the agent read and
@@ -22,16 +25,14 @@ answer like any other.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from contextlib import closing
-from dataclasses import asdict, dataclass, field
+from itertools import chain, islice
 from multiprocessing import get_context
 from typing import Any
 
@@ -43,61 +44,22 @@ from mage_agents.rollout import (
     MAX_STEPS_PER_TRIAL,
     Trajectory,
     TranscriptFile,
+    TrialPlan,
+    TrialPlanner,
+    TrialPlans,
     make_trial_env,
     rollout,
     transcript,
 )
-from mage_envs.seeds import child_seed
+from mage_envs.meta import TrialConfig
+from mage_envs.plugins import load_plugins, loaded_plugins
 
-__all__ = ["TrialSpec", "plan_trials", "play_trials", "evaluate", "make_trial_env"]
+__all__ = ["plan_trials", "trial_planners", "play_trials", "evaluate", "in_plan_order"]
+__all__ += ["make_trial_env"]
 
 
 MAX_ERRORS_KEPT = 5
 """Failed-step reasons kept per trial record (the count is always complete)."""
-
-
-@dataclass(frozen=True, slots=True)
-class TrialSpec:
-    """One planned trial.
-
-    Attributes:
-        trial_id: Unique key in the results file (agent, env, opponent, settings, task, repeat).
-        agent: The agent's name.
-        env_id: The Gymnasium id of the inner env.
-        opponent: The opponent spec (``None`` for single-player envs or the env's default).
-        task_seed: Seeds the env: the same task seed is the same task (deal, level, opponent draw).
-        repeat: Index of this trial among the trials of the same task.
-        seed: Seeds the agent.
-        num_episodes: Episodes (attempts) per trial.
-        env_kwargs: Extra keyword arguments for the env (sorted JSON in the id).
-        trial_kwargs: Extra keyword arguments for the trial wrapper.
-    """
-
-    trial_id: str
-    agent: str
-    env_id: str
-    opponent: str | None
-    task_seed: int
-    repeat: int
-    seed: int
-    num_episodes: int
-    env_kwargs: dict[str, Any] = field(default_factory=dict)
-    trial_kwargs: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def task(self) -> str:
-        """The task key shared by the repeats of the same task."""
-        return f"{self.env_id}|{self.opponent}|{self.task_seed}"
-
-    @property
-    def group_id(self) -> str:
-        """The rollout group: the repeats of a task share its deal and opponent draw."""
-        return self.task
-
-
-def _settings_hash(settings: dict[str, Any]) -> str:
-    text = json.dumps(settings, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
 def plan_trials(
@@ -106,13 +68,12 @@ def plan_trials(
     opponents: Sequence[str | None] = (None,),
     tasks: int = 10,
     repeats: int = 1,
-    num_episodes: int = 3,
     seed: int = 0,
-    env_kwargs: dict[str, dict[str, Any]] | None = None,
-    trial_kwargs: dict[str, Any] | None = None,
-    agent_settings: dict[str, Any] | None = None,
-) -> list[TrialSpec]:
-    """Plan every trial of an evaluation, in a fixed order.
+    env_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
+    trial: TrialConfig | Mapping[str, Any] | None = None,
+    agent_settings: Mapping[str, Any] | None = None,
+) -> TrialPlans:
+    """Plan every trial of an evaluation, in a fixed order, each plan made when it is read.
 
     Args:
         agent: The agent's name (part of each trial id).
@@ -120,57 +81,48 @@ def plan_trials(
         opponents: Opponent specs to play each env against (``None``: the env's default).
         tasks: Tasks per (env, opponent); task ``i`` uses env seed ``seed + i``.
         repeats: Trials per task with different agent seeds (for diversity across trials).
-        num_episodes: Episodes per trial.
         seed: First task seed (non-negative); the agent seed of a trial derives from its task
-            seed and repeat, so a trial id always stands for the same trial.
+            seed and repeat (:func:`~mage_agents.rollout.agent_seed`), so a trial id always
+            stands for the same trial.
         env_kwargs: Per env id, extra keyword arguments for the env.
-        trial_kwargs: Extra keyword arguments for the trial wrapper (memory, stop_on_success, ...).
+        trial: How every trial runs (a ``TrialConfig`` or a mapping of its settings).
         agent_settings: The agent's settings that change how it plays (sampling, ...); like the
             env and trial settings they are hashed into the trial ids, so changing one never
             resumes from trials played with the old value.
 
     Example:
-        >>> specs = plan_trials("random", ["mage/KuhnPoker-v0"], tasks=2, repeats=2)
-        >>> [(s.task_seed, s.repeat) for s in specs]
-        [(0, 0), (0, 1), (1, 0), (1, 1)]
+        >>> plans = plan_trials("random", ["mage/KuhnPoker-v0"], tasks=2, repeats=2)
+        >>> [(p.task_seed, p.repeat) for p in plans], len(plan_trials("a", ["x"], tasks=10**13))
+        ([(0, 0), (0, 1), (1, 0), (1, 1)], 10000000000000)
     """
-    if tasks < 1 or repeats < 1 or num_episodes < 1:
-        raise ValueError("tasks, repeats and num_episodes must all be at least 1.")
-    if seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, not {seed}.")
-    specs = []
-    shared_trial = dict(trial_kwargs or {})  # one copy shared by the specs: millions fit
-    for env_id in env_ids:
-        kwargs = dict((env_kwargs or {}).get(env_id, {}))
-        for opponent in opponents:
-            settings = {"env": kwargs, "trial": trial_kwargs or {}}
-            if agent_settings:
-                settings["agent"] = agent_settings
-            prefix = f"{agent}|{env_id}|{opponent}|n{num_episodes}|{_settings_hash(settings)}"
-            for task_seed in range(seed, seed + tasks):
-                for r in range(repeats):
-                    specs.append(
-                        TrialSpec(
-                            f"{prefix}|task{task_seed}|r{r}",
-                            agent,
-                            env_id,
-                            opponent,
-                            task_seed,
-                            r,
-                            _agent_seed(task_seed, r),
-                            num_episodes,
-                            kwargs,
-                            shared_trial,
-                        )
-                    )
-    return specs
+    pairs = [(env_id, opponent) for env_id in env_ids for opponent in opponents]
+    planners = trial_planners(agent, pairs, env_kwargs, trial, agent_settings)
+    return TrialPlans(planners, seed, tasks, repeats)
 
 
-def _agent_seed(task_seed: int, repeat: int) -> int:
-    return child_seed(task_seed, repeat)
+def trial_planners(
+    agent: str,
+    pairs: Sequence[tuple[str, str | None]],
+    env_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
+    trial: TrialConfig | Mapping[str, Any] | None = None,
+    agent_settings: Mapping[str, Any] | None = None,
+) -> list[TrialPlanner]:
+    """One planner per (env id, opponent) pair, in order (see :func:`plan_trials`)."""
+    config = trial if isinstance(trial, TrialConfig) else TrialConfig.from_mapping(trial or {})
+    return [
+        TrialPlanner(
+            env_id,
+            opponent,
+            dict((env_kwargs or {}).get(env_id, {})),
+            config,
+            agent=agent,
+            agent_settings=agent_settings,
+        )
+        for env_id, opponent in pairs
+    ]
 
 
-def _record(trajectory: Trajectory, spec: TrialSpec) -> dict[str, Any]:
+def _record(trajectory: Trajectory, spec: TrialPlan) -> dict[str, Any]:
     """The results-file record of one trial, read from its trajectory.
 
     An ``incomplete`` trajectory (the backend gave no answer) ends with its unplayed turn: that
@@ -185,11 +137,12 @@ def _record(trajectory: Trajectory, spec: TrialSpec) -> dict[str, Any]:
     errors = [trajectory.reset_error] if trajectory.reset_error is not None else []
     errors += [t.error for t in turns if t.error is not None]
     return {
+        **{k: getattr(spec, k) for k in RECORD_HEADER},
         # env_kwargs stay: they decide what a score means (WebShop's reward="fixed", ...)
-        **{k: v for k, v in asdict(spec).items() if k != "trial_kwargs"},
+        "env_kwargs": dict(spec.env_kwargs),
         "task": spec.task,
-        # The wrapper's default; the "% of achievable" bound needs to know.
-        "same_task": bool((spec.trial_kwargs or {}).get("same_task", True)),
+        # The "% of achievable" bound needs to know.
+        "same_task": spec.trial.same_task,
         # An incomplete trial: the episodes finished before the failure (None if none was).
         "trial": None if trajectory.result is None else trajectory.result.to_dict(),
         "final_payoff": info.get("payoff"),
@@ -217,7 +170,12 @@ def _record(trajectory: Trajectory, spec: TrialSpec) -> dict[str, Any]:
     }
 
 
-def _transcript(trajectory: Trajectory, spec: TrialSpec) -> dict[str, Any] | None:
+RECORD_HEADER = ("trial_id", "agent", "env_id", "opponent", "task_seed", "repeat", "seed")
+RECORD_HEADER += ("num_episodes",)
+"""The plan's fields a results record starts with (with its ``env_kwargs``)."""
+
+
+def _transcript(trajectory: Trajectory, spec: TrialPlan) -> dict[str, Any] | None:
     """The transcript of a finished trial, headed by its spec (``None`` for an incomplete one)."""
     if trajectory.incomplete or trajectory.result is None:
         return None
@@ -230,10 +188,10 @@ TRANSCRIPT_HEADER = ("agent", "env_id", "opponent", "task_seed", "repeat", "seed
 
 
 def play_trials(
-    specs: Sequence[TrialSpec],
+    specs: Sequence[TrialPlan],
     new_agent: Callable[[], Agent],
     batch_size: int = 1,
-    make_env: Callable[[TrialSpec], Any] = make_trial_env,
+    make_env: Callable[[TrialPlan], Any] = make_trial_env,
     env_workers: int = 0,
 ) -> Iterator[dict[str, Any]]:
     """Play ``specs``, up to ``batch_size`` at once, yielding each trial's record when it ends.
@@ -250,19 +208,25 @@ def play_trials(
 
 
 def _play(
-    specs: Sequence[TrialSpec],
+    specs: Sequence[TrialPlan],
     new_agent: Callable[[], Agent],
     batch_size: int,
-    make_env: Callable[[TrialSpec], Any],
+    make_env: Callable[[TrialPlan], Any],
     env_workers: int,
     transcripts: bool,
 ) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
     """:func:`play_trials`, yielding each record with its transcript (if asked and finished)."""
     if batch_size < 1:
         raise ValueError("batch_size must be at least 1.")
-    by_id = {spec.trial_id: spec for spec in specs}
+    in_flight: dict[str, TrialPlan] = {}  # the plans taken by the engine and not yet ended
+
+    def taken() -> Iterator[TrialPlan]:
+        for spec in specs:
+            in_flight[spec.trial_id] = spec
+            yield spec
+
     trajectories = rollout(
-        specs,
+        taken(),
         new_agent,
         batch_size=batch_size,
         make_env=make_env,
@@ -271,7 +235,7 @@ def _play(
     )
     with closing(trajectories):  # a caller that stops early ends the rollout and its envs
         for trajectory in trajectories:
-            spec = by_id[trajectory.trial_id]
+            spec = in_flight.pop(trajectory.trial_id)
             kept = _transcript(trajectory, spec) if transcripts else None
             yield _record(trajectory, spec), kept
 
@@ -284,13 +248,17 @@ WORKER_POLL_S = 0.2
 
 
 def _worker_init(
-    agent_config: Any, make_env: Callable[[TrialSpec], Any], runner_pid: int | None = None
+    agent_config: Any,
+    make_env: Callable[[TrialPlan], Any],
+    runner_pid: int | None = None,
+    plugins: Sequence[str] = (),
 ) -> None:
     # Ctrl-C reaches the whole process group: the runner alone handles it (saves, says how to
     # resume) and shuts the pool down, instead of every worker printing a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if runner_pid is not None:
         threading.Thread(target=_exit_with_runner, args=(runner_pid,), daemon=True).start()
+    load_plugins(plugins)  # the names the runner's plug-ins registered exist here too
     _WORKER["factory"] = build_agent_factory(agent_config)
     _WORKER["make_env"] = make_env
 
@@ -303,7 +271,7 @@ def _exit_with_runner(runner_pid: int) -> None:
 
 
 def _worker_play(
-    spec: TrialSpec, transcripts: bool
+    spec: TrialPlan, transcripts: bool
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     factory, make_env = _WORKER["factory"], _WORKER["make_env"]
     record, kept = next(_play([spec], factory.new_agent, 1, make_env, 0, transcripts))
@@ -313,11 +281,11 @@ def _worker_play(
 
 def evaluate(
     agent: AgentFactory | Any,
-    specs: Sequence[TrialSpec],
+    specs: Sequence[TrialPlan],
     results: ResultsFile,
     workers: int = 1,
     batch_size: int = 1,
-    make_env: Callable[[TrialSpec], Any] = make_trial_env,
+    make_env: Callable[[TrialPlan], Any] = make_trial_env,
     on_record: Callable[[dict[str, Any]], None] | None = None,
     stop_after_failures: int | None = None,
     env_workers: int = 0,
@@ -351,9 +319,11 @@ def evaluate(
         The records of every finished trial in ``specs``, in plan order (old and new); the
         incomplete ones are in ``results.failed()``.
     """
-    todo = [s for s in specs if s.trial_id not in results]
+    todo = (s for s in specs if s.trial_id not in results)  # taken as they are played
     keep = _Keeper(results, on_record, stop_after_failures, transcripts)
-    if workers > 1 and len(todo) > 1:
+    first = list(islice(todo, 2))
+    todo = chain(first, todo)
+    if workers > 1 and len(first) > 1:
         _evaluate_in_processes(agent, todo, workers, make_env, keep)
     else:
         factory = agent if isinstance(agent, AgentFactory) else build_agent_factory(agent)
@@ -365,8 +335,21 @@ def evaluate(
             if not keep(record, kept):
                 plays.close()  # ends the rollout: its envs (and env workers) are closed
                 break
-    by_id = {r["trial_id"]: r for r in results.records(s.trial_id for s in specs)}
-    return [by_id[s.trial_id] for s in specs if s.trial_id in by_id]
+    return in_plan_order(specs, results.records())
+
+
+def in_plan_order(specs: Iterable[TrialPlan], records: Iterable[dict[str, Any]]) -> list:
+    """The records of ``specs``' trials, in plan order (reading the records, not the plan).
+
+    A :class:`~mage_agents.rollout.TrialPlans` tells each id's position without making a plan;
+    any other plan is read once.
+    """
+    position = getattr(specs, "position", None)
+    if position is None:
+        order = {spec.trial_id: i for i, spec in enumerate(specs)}
+        position = order.get
+    placed = [(position(r["trial_id"]), r) for r in records]
+    return [r for at, r in sorted((p for p in placed if p[0] is not None), key=lambda p: p[0])]
 
 
 class _Keeper:
@@ -405,9 +388,9 @@ class _Keeper:
 
 def _evaluate_in_processes(
     agent: Any,
-    todo: Sequence[TrialSpec],
+    todo: Iterable[TrialPlan],
     workers: int,
-    make_env: Callable[[TrialSpec], Any],
+    make_env: Callable[[TrialPlan], Any],
     keep: _Keeper,
 ) -> None:
     if isinstance(agent, AgentFactory):
@@ -417,13 +400,20 @@ def _evaluate_in_processes(
             "workers > 1 needs an agent config (a spec string or dict), not an object."
         )
     context = get_context("spawn")  # no fork: torch and thread pools do not survive it safely
-    init_args = (agent, make_env, os.getpid())
+    init_args = (agent, make_env, os.getpid(), loaded_plugins())
     pool = ProcessPoolExecutor(workers, context, _worker_init, init_args)
+    transcripts = keep.transcripts is not None
+    pending = iter(todo)
     try:
-        transcripts = keep.transcripts is not None
-        futures = [pool.submit(_worker_play, spec, transcripts) for spec in todo]
-        for future in as_completed(futures):
-            if not keep(*future.result()):
-                break
+        # a few trials queued per worker: the plan is taken as it is played, never whole
+        running = {pool.submit(_worker_play, s, transcripts) for s in islice(pending, 2 * workers)}
+        while running:
+            done, running = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                if not keep(*future.result()):
+                    return
+            running |= {
+                pool.submit(_worker_play, s, transcripts) for s in islice(pending, len(done))
+            }
     finally:  # on a stop, an error or Ctrl-C: drop the trials not started, end the workers
         pool.shutdown(wait=True, cancel_futures=True)

@@ -2,7 +2,10 @@
 
 :func:`merge_settings` turns parsed command-line arguments into one checked settings dict. A config
 file is a YAML mapping with the keys of :data:`DEFAULTS`; a flag overrides the key it names, except
-``trial`` and ``env_kwargs``, whose flags are merged into the config's mapping (flags win).
+``trial`` and ``env_kwargs``, whose flags are merged into the config's mapping (flags win). The
+trial settings are :class:`~mage_envs.meta.TrialConfig`'s, spelled as its fields: ``trial:`` in a
+config (``{num_episodes: 3, memory: reflection_only, ...}``), ``--episodes``, ``--memory`` and
+``--stop-on-success`` on the command line; the merged settings hold one ``TrialConfig``.
 ``model_options`` (a config's sampling and budget: ``temperature``, ``top_p``, ``top_k``,
 ``max_tokens``, ``thinking``) are given to every ``openai`` and ``local`` agent; command-line model
 options win over them.
@@ -19,6 +22,7 @@ import yaml
 
 import mage_envs
 from baselines.agents import parse_agent_config
+from mage_envs.meta import TrialConfig
 
 __all__ = ["DEFAULTS", "CONFIG_DIR", "merge_settings", "ready_configs", "resolve_config"]
 
@@ -28,7 +32,6 @@ DEFAULTS: dict[str, Any] = {
     "opponents": [None],
     "tasks": 20,
     "repeats": 1,
-    "episodes": 3,
     "seed": 0,
     "workers": 1,
     "batch_size": 1,
@@ -48,7 +51,7 @@ CONFIG_DIR = Path(__file__).parent / "configs"
 MODEL_OPTIONS = ("base_url", "api_key_env", "strategy")
 """Flags that are options of model agents (scripted agents take none)."""
 
-_FLAG_KEYS = ("agents", "envs", "opponents", "tasks", "repeats", "episodes", "seed", "workers")
+_FLAG_KEYS = ("agents", "envs", "opponents", "tasks", "repeats", "seed", "workers")
 _FLAG_KEYS += ("batch_size", "out", "plots", "transcripts", "title")
 
 
@@ -86,13 +89,12 @@ def merge_settings(args: argparse.Namespace) -> dict[str, Any]:
     settings = dict(DEFAULTS)
     if args.config is not None:
         settings.update(_load_config(resolve_config(args.config)))
-    settings["trial"] = _mapping("trial", settings["trial"])
     settings["env_kwargs"] = _env_kwargs_setting(settings["env_kwargs"])
     settings.update({k: getattr(args, k) for k in _FLAG_KEYS if getattr(args, k) is not None})
-    if args.stop_on_success is not None:
-        settings["trial"] = {**settings["trial"], "stop_on_success": args.stop_on_success}
-    if args.memory:
-        settings["trial"] = {**settings["trial"], "memory": args.memory}
+    flags = {"num_episodes": args.episodes, "stop_on_success": args.stop_on_success}
+    flags["memory"] = args.memory
+    trial = {**_mapping("trial", settings["trial"]), **given_flags(flags)}
+    settings["trial"] = TrialConfig.from_mapping(trial)
     if args.env_kwargs is not None:
         flag = _mapping("--env-kwargs", args.env_kwargs)
         given = settings["env_kwargs"]
@@ -123,10 +125,25 @@ def _load_config(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not a text file (a config is a YAML mapping).") from None
     if not isinstance(loaded, dict):
         raise ValueError(f"{path}: a config is a YAML mapping of settings.")
+    moved = {k: MOVED[k] for k in loaded if k in MOVED}
+    if moved:
+        key, hint = next(iter(moved.items()))
+        raise ValueError(f"{path}: {key!r} is no setting of its own any more: {hint}.")
     unknown = set(loaded) - set(DEFAULTS)
     if unknown:
         raise ValueError(f"{path}: unknown settings {sorted(unknown)}; valid: {sorted(DEFAULTS)}.")
     return loaded
+
+
+MOVED = {
+    "episodes": "the episodes per trial are a trial setting, write trial: {num_episodes: N}",
+}
+"""Config keys of earlier versions, and where their setting is now."""
+
+
+def given_flags(flags: dict[str, Any]) -> dict[str, Any]:
+    """The flags given on the command line (argparse leaves the others ``None``)."""
+    return {k: v for k, v in flags.items() if v is not None}
 
 
 def _mapping(name: str, value: Any) -> dict[str, Any]:
@@ -186,7 +203,7 @@ def _with_options(
 
 
 def _check_settings(settings: dict[str, Any]) -> None:
-    for key in ("tasks", "repeats", "episodes", "workers", "batch_size"):
+    for key in ("tasks", "repeats", "workers", "batch_size"):
         if not _is_int(settings[key]) or settings[key] < 1:
             raise ValueError(f"{key} must be a positive integer, not {settings[key]!r}.")
     for key in ("plots", "transcripts"):

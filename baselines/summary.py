@@ -138,7 +138,8 @@ class GroupSummary:
     ``win``, ``draw``, ``loss`` and ``forfeit_rate`` are empty intervals (``n == 0``) for envs
     without an opponent. ``steps`` counts every step, reflections included; ``invalid_rate`` and
     ``off_format_rate`` are over ``play_steps`` (a reflection is never an invalid action);
-    ``forfeit_rate`` is over the games played.
+    ``forfeit_rate`` is over the games played. Both leave out what records of older versions
+    did not measure (their play steps' format, their games before the final one).
     """
 
     key: dict[str, Any]
@@ -188,11 +189,15 @@ def _outcome(record: dict[str, Any]) -> float:
 
 
 def _forfeits(record: dict[str, Any]) -> list[bool]:
-    """Per game played, whether it was forfeited (older records know only the final game)."""
+    """Per game played whose end is known, whether it was forfeited.
+
+    Records of older versions know only whether the final game was (``final_forfeit``), or
+    nothing: their other games are left out rather than counted as played out.
+    """
     trial = record["trial"]
     if "forfeits" in trial:
         return [bool(f) for f in trial["forfeits"]]
-    return [False] * (len(trial["returns"]) - 1) + [bool(record.get("final_forfeit"))]
+    return [bool(record["final_forfeit"])] if "final_forfeit" in record else []
 
 
 Achievable = Callable[[Sequence[dict[str, Any]], Interval], "Interval | None"]
@@ -214,7 +219,9 @@ def summarize_group(
     steps = sum(r.get("steps", 0) for r in records)
     play_steps = sum(r["play_steps"] for r in records)
     invalid = sum(r.get("invalid_steps", 0) for r in records)
-    off_format = sum(r.get("off_format_steps", 0) for r in records)
+    # over the records that measured it (older versions did not)
+    measured = [r for r in records if "off_format_steps" in r]
+    off_format = sum(r["off_format_steps"] for r in measured)
     forfeits = [f for r in records for f in _forfeits(r)] if two_player else []
     tokens = sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in records)
     return GroupSummary(
@@ -229,7 +236,7 @@ def summarize_group(
         draw=_rate([o == 0 for o in outcomes]),
         loss=_rate([o < 0 for o in outcomes]),
         invalid_rate=wilson_interval(invalid, play_steps),
-        off_format_rate=wilson_interval(off_format, play_steps),
+        off_format_rate=wilson_interval(off_format, sum(r["play_steps"] for r in measured)),
         forfeit_rate=_rate(forfeits),
         failed_steps=sum(r.get("failed_steps", 0) for r in records),
         steps=steps,

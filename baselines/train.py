@@ -9,7 +9,10 @@ the seed of its weights is the run's ``seed`` unless given),
 learn from scratch, :mod:`mage_agents.training.small_model`, under every setting the config
 leaves out, the tiny model's init std included), and any field of
 :class:`~mage_agents.training.MetaRLConfig` (TRL's GRPO settings included). A config may start
-from a ready one with ``base: NAME``. Flags override the file.
+from a ready one with ``base: NAME`` (its ``trial`` settings merge key by key). Every
+``MetaRLConfig`` field is a flag too (``--learning-rate 1e-4``, ``--estimator gigpo``,
+``--trial '{num_episodes: 1}'``), and ``--set KEY=VALUE`` sets any field: flags override the
+file. The trial settings are :class:`~mage_envs.meta.TrialConfig`'s, under ``trial:``.
 
 The output folder holds ``config.yaml`` (the run's settings), ``metrics.jsonl`` and
 ``metrics.csv`` (every logged step), ``curves.png`` (return per episode index, pass@k, the exact
@@ -23,22 +26,25 @@ checkpoint, or says the run is finished; a rerun with other settings is refused,
 from __future__ import annotations
 
 import argparse
-import difflib
 import json
 import time
-from dataclasses import fields
+import warnings
 from pathlib import Path
 from typing import Any
 
 import yaml
 from rich.console import Console
 
+from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, settings_error
+from baselines.run_flags import add_import_option
 from baselines.settings import ready_configs, resolve_config
-from baselines.train_folder import plan_run
+from baselines.train_flags import add_field_flags, checked_values, field_values, set_values
+from baselines.train_folder import plan_run, write_final_from
 from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
 
-__all__ = ["main", "load_train_settings", "TRAIN_CONFIG_DIR", "build_parser"]
+__all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
+__all__ += ["build_parser", "build_config"]
 
 TRAIN_CONFIG_DIR = Path(__file__).parent / "configs" / "train"
 """The ready training configs (installed with the package)."""
@@ -50,14 +56,15 @@ DEFAULTS = ("published", "small-model")
 """``defaults:`` what fills the settings a config leaves out."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the parser of ``train`` (every option documented in ``--help``)."""
+def describe(parser: argparse.ArgumentParser) -> None:
+    """Give ``train``'s parser the page its ``--help`` shows (and a short usage line)."""
+    parser.description = __doc__
+    parser.usage = "python -m baselines.run train [--config FILE] [--out DIR] [--FIELD VALUE ...]"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add the options of ``train``: its own, then one per ``MetaRLConfig`` field."""
     names = ", ".join(ready_configs(TRAIN_CONFIG_DIR))
-    parser = argparse.ArgumentParser(
-        prog="python -m baselines.run train",
-        description=__doc__,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
     add = parser.add_argument
     add(
         "--config",
@@ -71,15 +78,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(overrides the config)",
     )
     add("--out", type=Path, help="output folder (default runs/train-<config name>)")
-    add("--estimator", choices=["grpo", "rloo", "gigpo", "lamer", "mage"])
-    add("--max-steps", type=int, help="optimizer steps to train for")
-    add("--seed", type=int, help="seed of the run (TRL's seed)")
     add(
         "--set",
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="any MetaRLConfig field, e.g. --set learning_rate=1e-4 (YAML values, repeatable)",
+        help="any MetaRLConfig field, e.g. --set learning_rate=1e-4, read as its flag reads it "
+        "(repeatable; the field's own flag, --learning-rate 1e-4, does the same)",
     )
     add("--no-plots", action="store_false", dest="plots", default=None, help="skip curves.png")
     add(
@@ -98,31 +103,47 @@ def build_parser() -> argparse.ArgumentParser:
         help="check the config without training (no weights, no GPU): every field, the env and "
         "opponent, one scripted trial; print rows, tokens per forward, memory, TRL settings",
     )
+    add_import_option(add)
+    add_field_flags(parser)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Return the parser of ``train`` (every option documented in ``--help``)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m baselines.run train", formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    describe(parser)
+    add_arguments(parser)
     return parser
 
 
 def _read_config(path: Path, depth: int = 0) -> dict[str, Any]:
-    data = (
-        yaml.safe_load(resolve_config(path, TRAIN_CONFIG_DIR, "training config").read_text()) or {}
-    )
+    file = resolve_config(path, TRAIN_CONFIG_DIR, "training config")
+    data = yaml.safe_load(file.read_text()) or {}
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a training config is a YAML mapping of settings.")
+    moved = [key for key in data if key in MOVED_TO_TRIAL]
+    if moved:
+        raise ValueError(
+            f"{file}: {', '.join(moved)} belong under trial: now (the trial settings, "
+            "TrialConfig's, trial_kwargs' keys too), e.g. trial: {num_episodes: 3, memory: "
+            "reflection_only}."
+        )
     base = data.pop("base", None)
     if base is not None:
         if depth > 8:
             raise ValueError(f"{path}: 'base' configs nest too deeply (a loop?).")
-        data = {**_read_config(Path(base), depth + 1), **data}
+        inherited = _read_config(Path(base), depth + 1)
+        trial = {**(inherited.get("trial") or {}), **(data.get("trial") or {})}
+        data = {**inherited, **data}
+        if trial:  # a config changes the trial settings it names, the base's others stay
+            data["trial"] = trial
     return data
 
 
-def _parse_set(items: list[str]) -> dict[str, Any]:
-    values = {}
-    for item in items:
-        key, sep, text = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set takes KEY=VALUE, not {item!r}.")
-        values[key.strip()] = yaml.safe_load(text)
-    return values
+MOVED_TO_TRIAL = ("num_episodes", "same_task", "stop_on_success", "reflection", "memory")
+MOVED_TO_TRIAL += ("trial_kwargs",)
+"""Keys of earlier training configs that are trial settings now (under ``trial:``)."""
 
 
 def load_train_settings(argv: list[str]) -> dict[str, Any]:
@@ -132,10 +153,12 @@ def load_train_settings(argv: list[str]) -> dict[str, Any]:
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
     settings = _read_config(args.config)
-    flags = {"model": args.model, "out": args.out, "estimator": args.estimator}
-    flags |= {"max_steps": args.max_steps, "seed": args.seed, "plots": args.plots}
+    flags = {"model": args.model, "out": args.out, "plots": args.plots}
     settings.update({k: v for k, v in flags.items() if v is not None})
-    settings.update(_parse_set(args.set))
+    for given in (field_values(args), set_values(args.set)):
+        if "trial" in given:  # the trial settings named change, the config's others stay
+            given["trial"] = {**(settings.get("trial") or {}), **given["trial"]}
+        settings.update(given)
     settings.setdefault("model", "tiny")
     settings.setdefault("out", f"runs/train-{args.config.stem}")
     settings["out"] = str(settings["out"])
@@ -145,25 +168,29 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
 def build_config(settings: dict[str, Any]) -> Any:
     """Return the :class:`~mage_agents.training.MetaRLConfig` of ``settings``.
 
-    Raises:
-        ValueError: For an unknown key (with the closest field names) or an invalid value.
-    """
-    from mage_agents.training import MetaRLConfig
+    Library warnings raised while the config is checked (TRL's, transformers') are shown only
+    when it is valid: a bad config prints its one error line alone.
 
-    known = {f.name: f for f in fields(MetaRLConfig) if f.init}
-    values = {k: v for k, v in settings.items() if k not in OWN_KEYS}
-    if _small_model(settings):
-        values = {**SMALL_MODEL_DEFAULTS, **values}
-    for key, value in values.items():
-        if key not in known:
-            close = difflib.get_close_matches(key, sorted(known), n=3)
-            hint = f" Did you mean {', '.join(close)}?" if close else ""
-            raise ValueError(f"Unknown training setting {key!r}.{hint}")
-        values[key] = _number(value, known[key])
-    values.setdefault("report_to", [])
-    values.setdefault("disable_tqdm", True)  # the progress lines below replace the bar
-    _check_step_counts(values)
-    return MetaRLConfig(output_dir=settings["out"], **values)
+    Raises:
+        ValueError: For an unknown key (with the closest field names), a value of the wrong
+            type (naming the field and what it takes) or an invalid value.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        from mage_agents.training import MetaRLConfig
+
+        values = {k: v for k, v in settings.items() if k not in OWN_KEYS}
+        if _small_model(settings):
+            values = {**SMALL_MODEL_DEFAULTS, **values}
+        values = checked_values(values, "the training config")
+        values.setdefault("report_to", [])
+        values.setdefault("disable_tqdm", True)  # the progress lines below replace the bar
+        _check_step_counts(values)
+        config = MetaRLConfig(output_dir=settings["out"], **values)
+    for warning in caught:
+        warnings.showwarning(
+            warning.message, warning.category, warning.filename, warning.lineno, warning.file
+        )
+    return config
 
 
 STEP_COUNTS = ("max_steps", "logging_steps", "save_steps")
@@ -186,16 +213,6 @@ def _small_model(settings: dict[str, Any]) -> bool:
     if choice not in DEFAULTS:
         raise ValueError(f"defaults must be one of {', '.join(DEFAULTS)}, not {choice!r}.")
     return choice == "small-model"
-
-
-def _number(value: Any, spec: Any) -> Any:
-    """YAML reads ``1e-6`` (no dot) as a string: read it as the float the field wants."""
-    if isinstance(value, str) and "float" in str(spec.type):
-        try:
-            return float(value)
-        except ValueError:
-            return value
-    return value
 
 
 def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
@@ -238,7 +255,7 @@ def train(
     import torch
     from transformers import PrinterCallback
 
-    from baselines.train_output import OutputCallback, write_curves
+    from baselines.train_output import OutputCallback
     from mage_agents.training import MetaRLTrainer
     from mage_agents.training.trials import check_trials
 
@@ -254,11 +271,17 @@ def train(
         if line and main:
             console.print(line, highlight=False)
     if plan.finished:
+        if plan.final_from is not None and main:
+            history = write_final_from(plan.final_from, settings["out"])
+            _write_results(Path(settings["out"]), history, settings, console)
         return None
     if config.use_cpu or not torch.cuda.is_available():
         torch.set_num_threads(1)  # two threads on two busy cores made steps 40x slower
     out = Path(settings["out"])
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise folder_error("--out", out, error) from None
     text = yaml.safe_dump(_plain(settings), sort_keys=False)
     on_main(config, lambda: (out / "config.yaml").write_text(text))
     model, tokenizer = load_model(settings)
@@ -284,16 +307,25 @@ def train(
     if not trainer.is_world_process_zero():
         return trainer  # the main process writes the run's files
     trainer.state.save_to_json(str(out / "final" / "trainer_state.json"))  # the run is finished
-    output.write(trainer.state.log_history)
+    _write_results(out, trainer.state.log_history, settings, console, trainer.args.should_save)
+    return trainer
+
+
+def _write_results(
+    out: Path, history: list, settings: dict[str, Any], console: Console, main: bool = True
+) -> None:
+    """Write the metrics files, the curves and (on the main process) ``index.html``."""
+    from baselines.train_output import OutputCallback, write_curves
+
+    OutputCallback(out, console, 0).write(history)
     if settings.get("plots", True):
-        written = write_curves(trainer.state.log_history, out / "curves.png")
+        written = write_curves(history, out / "curves.png")
         if written is None:
             console.print("No curves: matplotlib is missing (pip install 'mage-metarl[plots]').")
-    if trainer.args.should_save:  # the curves, evaluations and their sampled trials, to browse
+    if main:  # the curves, evaluations and their sampled trials, to browse
         from baselines.train_index import write_training_index
 
         write_training_index(out)
-    return trainer
 
 
 def _save_base(model: Any, tokenizer: Any, folder: Path) -> None:
@@ -305,27 +337,26 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
-def main(argv: list[str]) -> int:
-    """Run ``train``; return the exit code (2 for bad settings, with the reason)."""
+def command(args: argparse.Namespace, argv: list[str] | None = None) -> int:
+    """Run ``train`` with its parsed ``args``; return the exit code (2 for bad settings)."""
     console = Console()
     if not console.is_terminal:  # pipes and captured output: one progress line per log
         console = Console(width=200)
     start = time.perf_counter()
-    args = build_parser().parse_args(argv)
     try:
-        if args.max_steps is not None and args.max_steps < 1:
-            raise ValueError(f"--max-steps counts optimizer steps: give >= 1, not {args.max_steps}")
+        steps = getattr(args, "max_steps", None)
+        if steps is not None and steps < 1:
+            raise ValueError(f"--max-steps counts optimizer steps: give >= 1, not {steps}.")
         settings = _settings(args)
         if args.check:
             from baselines.train_check import check_main
 
             return check_main(settings, console)
         trainer = train(settings, console, restart=args.restart, extend=args.extend)
-    except (ValueError, TypeError, OSError, yaml.YAMLError) as error:
-        console.print(f"[red]error:[/] {error}", markup=True, highlight=False)
-        return 2
+    except SETTINGS_ERRORS as error:
+        return settings_error(error)
     if trainer is None or not trainer.is_world_process_zero():
-        return 0
+        return EXIT_OK
     best = trainer.best
     if best:
         console.print(f"Best {best['metric']} = {best['value']:.4f} at step {best['step']}.")
@@ -334,4 +365,9 @@ def main(argv: list[str]) -> int:
         f"{steps} steps (to step {trainer.state.global_step}) in "
         f"{time.perf_counter() - start:.1f} s; wrote {settings['out']}."
     )
-    return 0
+    return EXIT_OK
+
+
+def main(argv: list[str]) -> int:
+    """Run ``train`` from its own arguments (``python -m baselines.run train`` is the way)."""
+    return command(build_parser().parse_args(argv), argv)

@@ -7,10 +7,11 @@ refusal is about the hardware, not the config), builds its LoRA config, builds t
 opponent, plays one trial with a random-legal agent through the trial settings the trainer uses
 (the no-download stand-in for WebShop's and ALFWorld's data), reads the model's ``config.json``
 (or, for a known model not on disk, its architecture from ``baselines/configs/models``) and its
-tokenizer when there is one, and prints what would run: trials and rows per step, tokens per
-forward, the memory estimate of a step (:mod:`mage_agents.training.memory`) and the TRL settings
-that matter. Problems a run would meet later (an estimate over the device, a row over the token
-budget, a missing model) are listed as warnings; invalid settings exit 2, as ``train`` does.
+tokenizer when there is one, and prints what would run: trials and rows per generation, tokens
+per forward, the memory estimate of a step
+(:mod:`mage_agents.training.memory`) and the TRL settings that matter. Problems a run would meet
+later (an estimate over the device, a row over the token budget, a missing model) are listed as
+warnings; invalid settings exit 2, as ``train`` does.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from rich.console import Console
 
+from baselines.errors import EXIT_OK, SETTINGS_ERRORS, settings_error
 from baselines.trial_shape import measured_env, play_scripted
 from mage_agents.training.memory import (
     GIB,
@@ -32,7 +34,8 @@ from mage_agents.training.memory import (
     estimate_memory,
 )
 
-__all__ = ["check", "check_main", "CheckReport", "read_model", "MODELS_DIR", "DEVICE_GIB"]
+__all__ = ["check", "check_main", "CheckReport", "read_model", "MODELS_DIR"]
+__all__ += ["DEVICE_GIB"]
 
 MODELS_DIR = Path(__file__).parent / "configs" / "models"
 """Architectures of known models (their ``config.json`` values, with their source)."""
@@ -147,7 +150,7 @@ def _trl_lines(config: Any, lora: Any, bf16: bool) -> list[str]:
 
 
 def _forward_shape(config: Any, turns: float, widest: int) -> dict[str, int]:
-    """Rows of a step and of a micro-batch, and the tokens of one training forward.
+    """Rows of a generation and of a micro-batch, and the tokens of one training forward.
 
     Rows as the scripted trials played and at most; tokens: the budget, or a micro-batch's rows
     at the widest row.
@@ -194,13 +197,13 @@ def check(settings: dict[str, Any]) -> CheckReport:
     env = played.env_id + (" (stand-in)" if played.env_id != config.env_id else "")
     report.lines += [
         f"estimator {config.estimator}; env {config.env_id}, opponent {config.opponent}; "
-        f"{config.num_episodes} episode(s) a trial, reflection {config.reflection}",
+        f"{config.trial.num_episodes} episode(s) a trial, reflection {config.trial.reflection}",
         f"{len(played.turns)} scripted trials on {env}: {turns:.1f} model turns a trial "
         f"({min(played.turns)}-{max(played.turns)}), prompts up to "
         f"{max(prompt_tokens, default=0)} tokens ({counted})",
-        f"a step, per process: {trials} trials ({trials // config.num_generations} groups of "
+        f"a generation, per process: {trials} trials ({trials // config.num_generations} groups of "
         f"{config.num_generations}), about {shape['rows']} rows as they played (at most "
-        f"{shape['most_rows']}: {config.max_turns} turns a trial), in "
+        f"{shape['most_rows']}: {config.max_turns} turns a trial), cut into "
         f"{config.steps_per_generation} micro-batch(es) of about {shape['micro_rows']} rows",
     ]
     if config.max_tokens_per_forward is None:
@@ -265,12 +268,11 @@ def check_main(settings: dict[str, Any], console: Console) -> int:
     """Print the check of ``settings``; return 0 (warnings included) or 2 for an invalid one."""
     try:
         report = check(settings)
-    except (ValueError, TypeError, OSError) as error:
-        console.print(f"[red]error:[/] {error}", markup=True, highlight=False)
-        return 2
+    except SETTINGS_ERRORS as error:
+        return settings_error(error)
     for line in report.lines:
         console.print(line, highlight=False, markup=False)
     for warning in report.warnings:
         console.print(f"warning: {warning}", highlight=False, markup=False)
     console.print("check passed: nothing was trained or written.", highlight=False)
-    return 0
+    return EXIT_OK

@@ -6,7 +6,8 @@ checkpoint, or does nothing when that checkpoint is the run's last step. A rerun
 differ from ``config.yaml`` is refused with the differing keys named, since resuming would train
 under the old optimizer and schedule while ``config.yaml`` claimed the new settings: ``--out``
 starts elsewhere, ``--restart`` replaces the folder's run, ``--extend`` trains it past its
-``max_steps`` (the only setting it may change).
+``max_steps`` (the only setting it may change). A run that trained to its last step but was
+stopped before it wrote ``final/`` gets ``final/`` from its last checkpoint, with nothing trained.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from typing import Any
 
 import yaml
 
-__all__ = ["RunPlan", "plan_run", "setting_changes", "RUN_FILES"]
+from mage_agents.training.trials import training_trial
+
+__all__ = ["RunPlan", "plan_run", "setting_changes", "write_final_from", "RUN_FILES"]
 
 RUN_FILES = (
     "config.yaml",
@@ -28,11 +31,24 @@ RUN_FILES = (
     "curves.png",
     "best",
     "final",
+    ".final-partial",
     "base-model",
     "transcripts",
     "index.html",
 )
 """What a run writes besides its checkpoints (``--restart`` removes these and them)."""
+
+TRAINING_STATE = (
+    "optimizer.pt",
+    "scheduler.pt",
+    "scaler.pt",
+    "rng_state*.pth",
+    "meta_rl_state.json",
+    "generation_buffer_*.pt",
+    "entropy_ctrl_state.json",
+    "global_step*",
+)
+"""What a checkpoint holds to resume training, besides the model: left out of ``final/``."""
 
 NOT_TRAINING = ("out", "plots")
 """Settings that change what is written, not what is trained: a rerun may change them."""
@@ -46,22 +62,53 @@ class RunPlan:
         resume: The checkpoint to resume from, or ``None`` for a new run.
         finished: The folder's run already reached its ``max_steps``: nothing to train.
         message: What to tell the user (empty for a plain new run).
+        final_from: With ``finished``: the checkpoint of the last step, when the run stopped
+            before it wrote ``final/`` (:func:`write_final_from`); else ``None``.
     """
 
     resume: str | None
     finished: bool
     message: str
+    final_from: str | None = None
+
+
+LEGACY_TRIAL_KEYS = ("num_episodes", "same_task", "stop_on_success", "reflection", "memory")
+"""Trial settings the ``config.yaml`` of earlier versions kept at the top (and ``trial_kwargs``)."""
 
 
 def setting_changes(old: dict[str, Any], new: dict[str, Any]) -> dict[str, tuple[Any, Any]]:
     """Return ``key -> (old, new)`` for every training setting that differs.
 
+    The trial settings are compared as the trials they make (a default written out is no
+    change), and a ``config.yaml`` of an earlier version, with them at the top, reads as if
+    written under ``trial:``.
+
     Example:
         >>> setting_changes({"seed": 0, "plots": True}, {"seed": 1, "plots": False})
         {'seed': (0, 1)}
+        >>> setting_changes({"num_episodes": 3, "memory": "reflection_only"}, {"trial": {}})
+        {}
     """
+    old, new = _trial_read(old), _trial_read(new)
     keys = (set(old) | set(new)) - set(NOT_TRAINING)
     return {k: (old.get(k), new.get(k)) for k in sorted(keys) if old.get(k) != new.get(k)}
+
+
+def _trial_read(settings: dict[str, Any]) -> dict[str, Any]:
+    """``settings`` with its trial as the non-default settings of the trials it makes."""
+    settings = dict(settings)
+    trial = {k: settings.pop(k) for k in LEGACY_TRIAL_KEYS if k in settings}
+    trial |= settings.pop("trial_kwargs", None) or {}
+    trial |= settings.get("trial") or {}
+    try:
+        made = training_trial(trial).non_defaults()
+    except (ValueError, TypeError):
+        made = trial  # not a valid trial: compared as written (the config check says why)
+    if made:
+        settings["trial"] = made
+    else:
+        settings.pop("trial", None)
+    return settings
 
 
 def _checkpoints(out: Path) -> list[tuple[int, Path]]:
@@ -110,8 +157,9 @@ def plan_run(
         for name in RUN_FILES:
             path = out / name
             shutil.rmtree(path) if path.is_dir() else path.unlink(missing_ok=True)
-        for _, path in checkpoints:
-            shutil.rmtree(path)
+        for path in out.glob("checkpoint-*"):  # half-written ones too (no trainer_state.json)
+            if path.is_dir():
+                shutil.rmtree(path)
         return RunPlan(None, False, f"Starting a new run in {out} (--restart removed the old one).")
     if not saved.is_file():
         if checkpoints:
@@ -135,7 +183,16 @@ def plan_run(
     step, last = checkpoints[-1] if checkpoints else (0, None)
     final = _finished_step(out)
     done = max(step, final or 0)
-    if (final is not None and not changes) or (steps is not None and done >= steps):
+    # without max_steps the run's length is TRL's epochs: finished once final/ is written
+    if done >= steps if steps is not None else final is not None:
+        if last is not None and step > (final or 0):  # stopped before final/ was written
+            return RunPlan(
+                None,
+                True,
+                f"{out}: its run trained to step {step} but stopped before it wrote final/: "
+                f"writing final/ from {last.name} (nothing to train).",
+                final_from=str(last),
+            )
         return RunPlan(
             None,
             True,
@@ -153,3 +210,21 @@ def plan_run(
                 f"follows the one of {steps} steps from step {step}."
             )
     return RunPlan(str(last), False, note)
+
+
+def write_final_from(checkpoint: str | Path, out: str | Path) -> list[dict[str, Any]]:
+    """Write ``out/final`` from ``checkpoint``: its model, without the state of training.
+
+    TRL saved the model into the checkpoint as it saves ``final/``; the copy is made aside and
+    moved in place, so a ``final/`` with its ``trainer_state.json`` is always whole.
+
+    Returns:
+        The run's log history, from the checkpoint's ``trainer_state.json``.
+    """
+    out = Path(out)
+    partial, final = out / ".final-partial", out / "final"
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(checkpoint, partial, ignore=shutil.ignore_patterns(*TRAINING_STATE))
+    shutil.rmtree(final, ignore_errors=True)
+    partial.rename(final)
+    return json.loads((final / "trainer_state.json").read_text()).get("log_history", [])

@@ -2,7 +2,7 @@
 
 A training step holds one sample row per model turn, each with its own prompt. To size a step
 without a model, :func:`play_scripted` plays trials of a config through the trainer's trial
-settings (:func:`~mage_agents.training.trials.trial_settings`: memory, history window,
+settings (``config.trial``, :class:`~mage_envs.meta.TrialConfig`: memory, history window,
 reflections, stop on success) with a random-legal agent, and records each turn's prompt as the
 config's prompting strategy writes it. A random agent rarely wins, so its trials run to their
 limits: near the most a step holds. WebShop's and ALFWorld's official data are not shipped: without
@@ -17,9 +17,9 @@ from typing import Any
 
 from mage_agents.prompting import STRATEGIES
 from mage_agents.rollout import collect
-from mage_agents.rollout.plan import TrialPlan
+from mage_agents.rollout.plan import TrialPlanner
 from mage_agents.scripted import RandomLegalAgent
-from mage_agents.training.trials import trial_settings
+from mage_agents.training.trials import env_kwargs_of
 
 __all__ = ["PromptSizes", "ScriptedTrials", "measured_env", "play_scripted"]
 
@@ -93,21 +93,9 @@ class ScriptedTrials:
 
 def play_scripted(config: Any, trials: int) -> ScriptedTrials:
     """Play ``trials`` trials of ``config`` (a ``MetaRLConfig``) with a random-legal agent."""
-    env_id, env_kwargs = measured_env(config.env_id, dict(config.env_kwargs))
-    plans = [
-        TrialPlan(
-            f"t{i}",
-            f"g{i}",
-            env_id,
-            i,
-            i,
-            config.opponent,
-            config.num_episodes,
-            env_kwargs,
-            trial_settings(config),
-        )  # fmt: skip
-        for i in range(trials)
-    ]
+    env_id, env_kwargs = measured_env(config.env_id, env_kwargs_of(config))
+    planner = TrialPlanner(env_id, config.opponent, env_kwargs, config.trial)
+    plans = [planner.plan(i, 0, trial_id=f"t{i}", scope=f"g{i}") for i in range(trials)]
     sizes: list[int] = []
     prompts: list[str] = []
     done = collect(

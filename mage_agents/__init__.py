@@ -16,7 +16,15 @@ from mage_agents.base import (
     as_agent,
 )
 from mage_agents.openai_client import OpenAIChatBackend
-from mage_agents.prompting import STRATEGIES, LLMAgent, ReAct, Reflexion, Strategy, ZeroShot
+from mage_agents.prompting import (
+    STRATEGIES,
+    LLMAgent,
+    ReAct,
+    Reflexion,
+    Strategy,
+    ZeroShot,
+    register_strategy,
+)
 from mage_agents.scripted import BestResponseAgent, PolicyAgent, RandomLegalAgent
 
 __all__ = [
@@ -34,6 +42,7 @@ __all__ = [
     "ReAct",
     "Reflexion",
     "STRATEGIES",
+    "register_strategy",
     "LLMAgent",
     "RandomLegalAgent",
     "PolicyAgent",

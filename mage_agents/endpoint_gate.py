@@ -13,7 +13,10 @@ server had spare capacity and ``limit`` grows (doubling, then by one once it has
 when an answer is more than twice as slow per token, or took more than half the deadline, or
 timed out, requests are queueing at the server and ``limit`` halves (once per round of requests
 in flight). A one-at-a-time server thus settles at 1 or 2 requests in flight, a batching server
-at ``max_concurrency``. Waiting at the gate does not count towards a request's deadline.
+at ``max_concurrency``. Waiting at the gate does not count towards a request's deadline, but a
+request waiting there when one in flight times out, with nothing answered since, is not sent
+(:class:`Stalled`): a server that hangs then fails a batch in a few deadlines, as a client
+without the gate would, not in one deadline per request queued behind the gate.
 
 One gate is shared by every backend of the same endpoint (:func:`gate_for`).
 """
@@ -22,13 +25,17 @@ from __future__ import annotations
 
 import threading
 
-__all__ = ["ConcurrencyGate", "gate_for"]
+__all__ = ["ConcurrencyGate", "Stalled", "gate_for"]
 
 SLOWER = 2.0
 """An answer this many times slower per token than the fastest seen means queueing."""
 
 QUICK_S = 1.0
 """An answer within this many seconds is never slow (no deadline is near; timings are noise)."""
+
+
+class Stalled(Exception):
+    """A request waited at the gate while one in flight timed out and nothing was answered since."""
 
 
 class ConcurrencyGate:
@@ -57,13 +64,23 @@ class ConcurrencyGate:
         self._sent = 0  # requests let through so far: a ticket is its sequence number
         self._shrunk_at = -1  # the ticket after which the last decrease happened
         self._grow_by_doubling = True
+        self._timeouts = 0  # requests that timed out so far
+        self._stalled = False  # the last request to end timed out: nothing answered since
         self._changed = threading.Condition()
 
     def acquire(self) -> int:
-        """Wait until a request may be sent; return its ticket (give it to :meth:`release`)."""
+        """Wait until a request may be sent; return its ticket (give it to :meth:`release`).
+
+        Raises:
+            Stalled: A request in flight timed out while this one waited, and no request has
+                been answered since: the server may hang, so this one is not sent.
+        """
         with self._changed:
+            timeouts = self._timeouts
             while self.in_flight >= self.limit:
                 self._changed.wait()
+                if self._stalled and self._timeouts > timeouts:
+                    raise Stalled("a request in flight timed out and none was answered since")
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
             self._sent += 1
@@ -94,6 +111,8 @@ class ConcurrencyGate:
             if not (answered or timed_out):
                 self._changed.notify_all()
                 return
+            self._stalled = timed_out
+            self._timeouts += timed_out
             per_token = seconds / max(tokens, 1)
             slow = timed_out or seconds > deadline / 2
             if not slow and self._fastest is not None and seconds > QUICK_S:

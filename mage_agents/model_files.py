@@ -19,7 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mage_agents.pretrained import cached_model_dir
+from mage_agents.gguf import load_gguf
+from mage_agents.pretrained import MARKER, cached_model_dir
 
 __all__ = ["ModelSource", "resolve_model", "load_pretrained", "load_gguf"]
 
@@ -86,52 +87,28 @@ def load_pretrained(spec: str | Path, dtype: Any = None) -> tuple[Any, Any]:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source = resolve_model(spec)
-    if source.gguf_file is not None:
-        return load_gguf(source.folder / source.gguf_file, dtype=dtype)
-    tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
-    model = AutoModelForCausalLM.from_pretrained(
-        source.folder, local_files_only=True, dtype=dtype or "auto"
-    )
-    return model, tokenizer
-
-
-def load_gguf(path: str | Path, dtype: Any = None) -> tuple[Any, Any]:
-    """Load a GGUF file as a dense, saveable ``transformers`` model and its tokenizer.
-
-    The file's own metadata gives the config, the tokenizer and the chat template. Quantised
-    weights (Q4_1, Q8_0, ...) are unpacked to ``dtype`` (float32 by default); the result is an
-    ordinary model: ``save_pretrained`` writes a folder :func:`load_pretrained` reads back.
-    """
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    path = Path(path)
-    options: dict[str, Any] = {"local_files_only": True, "gguf_file": path.name}
-    tokenizer = AutoTokenizer.from_pretrained(path.parent, **options)
     try:
-        from transformers import GgufConfig
-    except ImportError:  # transformers before 5 always unpacks GGUF weights
-        pass
-    else:  # not given to the tokenizer: it would keep it and fail to save
-        options["quantization_config"] = GgufConfig(dequantize=True)
-    model = AutoModelForCausalLM.from_pretrained(path.parent, **options)
-    _clear_quantizer(model)
-    if dtype not in (None, "auto"):
-        model = model.to(getattr(torch, dtype) if isinstance(dtype, str) else dtype)
+        if source.gguf_file is not None:
+            return load_gguf(source.folder / source.gguf_file, dtype=dtype)
+        tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
+        model = AutoModelForCausalLM.from_pretrained(
+            source.folder, local_files_only=True, dtype=dtype or "auto"
+        )
+    except ImportError:  # a missing package: its own message says which
+        raise
+    except Exception as error:  # truncated or damaged files fail in many libraries' own ways
+        raise _damaged(source, error) from error
     return model, tokenizer
 
 
-def _clear_quantizer(model: Any) -> None:
-    """Forget the GGUF quantiser once every weight is dense, so that the model saves and trains."""
-    quantizer = getattr(model, "hf_quantizer", None)
-    if quantizer is not None:
-        packed = [n for n, p in model.named_parameters() if not p.dtype.is_floating_point]
-        if packed:  # weights left in GGUF blocks cannot be written back as a normal folder
-            raise ValueError(
-                f"{len(packed)} weights stayed packed in GGUF blocks (e.g. {packed[0]}); "
-                "this transformers cannot unpack them."
-            )
-        quantizer.remove_quantization_config(model)
-    if getattr(model.config, "quantization_config", None) is not None:
-        del model.config.quantization_config
-    model.is_quantized = False
+def _damaged(source: ModelSource, error: Exception) -> ValueError:
+    """The error of model files that exist but do not load, with what to do about it."""
+    where = source.folder if source.gguf_file is None else source.folder / source.gguf_file
+    if (source.folder / MARKER).is_file():  # a known model in the cache
+        fix = f"fetch it again: python -m baselines.models get {source.folder.name} --force"
+    else:
+        fix = "save or copy the model again"
+    return ValueError(
+        f"{where} could not be loaded ({type(error).__name__}: {str(error)[:300]}); its files "
+        f"look damaged or incomplete: {fix}."
+    )

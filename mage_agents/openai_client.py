@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mage_agents.base import Chat, Reply
-from mage_agents.endpoint_gate import ConcurrencyGate, gate_for
+from mage_agents.endpoint_gate import ConcurrencyGate, Stalled, gate_for
 from mage_agents.endpoint_http import (
     EndpointError,
     Watchdog,
@@ -202,7 +202,14 @@ class OpenAIChatBackend:
     def _attempt(self, chat: Chat, seed: int | None) -> Reply:
         """Send one request through the gate; return its reply or raise :class:`EndpointError`."""
         body = self._body(chat, seed)
-        ticket = self._gate.acquire() if self._gate else 0
+        try:
+            ticket = self._gate.acquire() if self._gate else 0
+        except Stalled:
+            raise EndpointError(
+                f"not sent: a request in flight found no answer within timeout_s="
+                f"{self.deadline_s:g} s while this one waited (the server may hang)",
+                retryable=True,
+            ) from None
         start, tokens, timed_out, answered = time.perf_counter(), 0, False, False
         try:
             reply = reply_from(self._post(body))

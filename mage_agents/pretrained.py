@@ -258,7 +258,7 @@ def _sha256(path: Path) -> str:
 
 def _convert(gguf: Path, out: Path, dtype: str) -> None:
     """Load the GGUF through transformers and save it as a normal folder."""
-    from mage_agents.model_files import load_gguf
+    from mage_agents.gguf import load_gguf
 
     model, tokenizer = load_gguf(gguf, dtype=dtype)
     model.save_pretrained(out)

@@ -35,6 +35,7 @@ __all__ = [
     "cut_at_stop",
     "read_move",
     "PARSE_MODES",
+    "register_strategy",
 ]
 
 _THINK = re.compile(r"<\s*think\s*>.*?(<\s*/\s*think\s*>|$)", re.IGNORECASE | re.DOTALL)
@@ -112,19 +113,23 @@ def read_move(text: str, info: Mapping[str, Any], strict: bool = False) -> tuple
     source = (visible if content is None else content).strip()
     legal = list(info.get("legal_actions") or [])
     names = [extract_tagged(move) for move in legal]  # tagged legal answers match by content
-    index = parse_action(source, names)
+    aliases = info.get("action_aliases") or {}  # the env's other spellings ("pass" for check)
+    index = parse_action(source, names, aliases)
     if index is None:
-        # no legal move named: the env judges it (an alias, several moves in one answer, junk)
+        # no legal move named: the env judges it (several moves in one answer, junk)
         off_format, answer = content is None, source
     else:
-        off_format, answer = content is None or not _alone(source, names[index]), legal[index]
+        alone = _alone(source, names[index], aliases)
+        off_format, answer = content is None or not alone, legal[index]
     return ("" if strict and off_format else answer), off_format
 
 
-def _alone(content: str, move: str) -> bool:
-    """True if ``content`` is the move and nothing else (any case; a coordinate in any spelling)."""
+def _alone(content: str, move: str, aliases: Mapping[str, str]) -> bool:
+    """True if ``content`` is the move alone: any case, an alias of it, a pair in any spelling."""
     written = normalize(content)
     if written == normalize(move):
+        return True
+    if any(normalize(a) == written and normalize(m) == normalize(move) for a, m in aliases.items()):
         return True
     pair = grid_pairs(move)
     return bool(pair) and grid_pairs(written) == pair and not re.search(r"[a-z]", written)
@@ -143,9 +148,12 @@ class Strategy:
 
     Attributes:
         name: The strategy's name in results.
+        reads_moves: Whether :meth:`read` reads the move out of the reply (and so can judge
+            its format, and parse it strictly).
     """
 
     name = "zero-shot"
+    reads_moves = True
     # No example move: it decides a small model's choice (python -m baselines.bench
     # prompt_example: SmolLM2-135M put 0.98 of its on-format mass on an example "bet", 0.01
     # without the example; docs/agents.md).
@@ -284,6 +292,7 @@ class Paper(Strategy):
     """
 
     name = "paper"
+    reads_moves = False
 
     def chat(self, observation: str, info: Mapping[str, Any], memory: list[str]) -> Chat:
         """Return the chat prompt for one step: the page as the one user message."""
@@ -301,7 +310,19 @@ STRATEGIES: dict[str, type[Strategy]] = {
     "terse": Terse,
     "paper": Paper,
 }
-"""Strategy name -> class."""
+"""Strategy name -> class (a :class:`Strategy` subclass that builds with no arguments). Read at
+call time: a name added with :func:`register_strategy` works in agents, configs and the CLI."""
+
+
+def register_strategy(name: str, strategy: type[Strategy]) -> None:
+    """Make ``strategy=name`` available to :class:`LLMAgent`, ``MetaRLConfig`` and ``--strategy``.
+
+    Raises:
+        TypeError: If ``strategy`` is not a :class:`Strategy` subclass.
+    """
+    if not (isinstance(strategy, type) and issubclass(strategy, Strategy)):
+        raise TypeError(f"A strategy is a Strategy subclass, not {strategy!r}.")
+    STRATEGIES[name] = strategy
 
 
 class LLMAgent:
@@ -333,6 +354,12 @@ class LLMAgent:
                     f"Unknown strategy {strategy!r}. Valid names: {', '.join(STRATEGIES)}."
                 )
             strategy = STRATEGIES[strategy]()
+        if parse == "strict" and not strategy.reads_moves:
+            raise ValueError(
+                f"The {strategy.name} strategy sends the reply to the env untouched (the env's "
+                "own answer rules judge its format), so parse=strict would change nothing; "
+                "leave parse unset, or use another strategy."
+            )
         self.backend = backend
         self.strategy = strategy
         self.strict = parse == "strict"

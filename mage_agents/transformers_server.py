@@ -8,7 +8,8 @@ downloaded (``HF_HUB_OFFLINE=1``): the model is a local folder.
 The server is pinned to the folder it was started with and answers only requests whose
 ``model`` is that folder's path, as given (:attr:`TransformersServer.model`). Without continuous
 batching it generates one request at a time (with ``continuous_batching=True`` it batches, with
-paged attention, on any device).
+paged attention, on any device). On Linux the server ends with the process that started it, even
+one killed without cleaning up (more exactly, with the thread that called :meth:`start`).
 
 A sketch (it needs a model folder, and starts in seconds)::
 
@@ -18,6 +19,7 @@ A sketch (it needs a model folder, and starts in seconds)::
 
 from __future__ import annotations
 
+import ctypes
 import http.client
 import os
 import signal
@@ -25,9 +27,13 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["TransformersServer", "serve_available"]
+
+PR_SET_PDEATHSIG = 1
+"""Linux's ``prctl`` option: the signal a process gets when its parent dies."""
 
 
 def serve_available() -> bool:
@@ -37,6 +43,30 @@ def serve_available() -> bool:
     except ImportError:
         return False
     return bool(is_serve_available())
+
+
+def _ends_with_parent() -> Callable[[], None] | None:
+    """What the child runs before the server: ask for SIGTERM when the parent dies (Linux).
+
+    The server runs in its own session (so that :meth:`TransformersServer.stop` ends it and any
+    worker it starts), so nothing else ends it when the parent dies without cleaning up: a
+    ``kill -9``, or the SIGTERM of a CI timeout, which runs no ``finally``. Everything is looked
+    up here, in the parent: the child only calls it (no import between fork and exec).
+    """
+    if not sys.platform.startswith("linux"):
+        return None  # stop() and the context manager remain
+    try:
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+    parent, getppid, leave = os.getpid(), os.getppid, os._exit
+
+    def arm() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        if getppid() != parent:  # the parent died before the signal was asked for
+            leave(1)
+
+    return arm
 
 
 def _free_port() -> int:
@@ -77,6 +107,11 @@ class TransformersServer:
         self._process: subprocess.Popen | None = None
 
     @property
+    def pid(self) -> int | None:
+        """The server process's id (``None`` when it is not running)."""
+        return None if self._process is None else self._process.pid
+
+    @property
     def base_url(self) -> str:
         """The API root to give a client: ``http://127.0.0.1:PORT/v1``."""
         return f"http://127.0.0.1:{self.port}/v1"
@@ -100,7 +135,12 @@ class TransformersServer:
         output = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         start = time.perf_counter()
         self._process = subprocess.Popen(
-            command, env=env, stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            env=env,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+            preexec_fn=_ends_with_parent(),
         )
         if self.log:
             output.close()  # the child keeps its own handle

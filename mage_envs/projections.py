@@ -17,6 +17,7 @@ Sources, all under ``agent_system/environments/``: LaMer @9a4756c ``sokoban/``, 
 from __future__ import annotations
 
 import re
+import sys
 
 __all__ = [
     "SOKOBAN_ACTIONS",
@@ -29,6 +30,7 @@ __all__ = [
     "lamer_webshop",
     "webshop_action",
     "published_reflection",
+    "projected_number",
 ]
 
 SOKOBAN_ACTIONS = ("up", "down", "left", "right", "still")
@@ -53,17 +55,35 @@ def action_tag(move: str) -> str:
     return f"{_START}{move}{_END}"
 
 
+def projected_number(digits: str) -> int:
+    r"""The number a published projection's ``int()`` makes of ``digits`` (a ``\d+`` match).
+
+    Python refuses to convert more than 4300 digits, where the published code would have crashed
+    on the answer; such a number (its leading zeros aside) lies beyond any board, so it is read
+    as ``sys.maxsize``, off every board, instead of failing on untrusted text.
+
+    Example:
+        >>> projected_number(" 02"), projected_number("9" * 5000) == sys.maxsize
+        (2, True)
+    """
+    try:
+        return int(digits.strip().lstrip("0") or "0")
+    except ValueError:  # more digits than int() converts
+        return sys.maxsize
+
+
 def _between(text: str, start: int, end: int, tag: str = _START) -> str:
     """The text between a start tag at ``start`` and an end tag at ``end``, stripped."""
     return text[start + len(tag) : end].strip()
 
 
-def lamer_sokoban(answer: str) -> tuple[list[str], bool]:
+def lamer_sokoban(answer: str, moves_per_turn: int | None = 3) -> tuple[list[str], bool]:
     """LaMer's Sokoban projection: the moves of a turn and whether the answer was valid.
 
     The content runs from the first ``<action>`` to the last ``</action>``, lower-cased; each
     comma-separated piece becomes the first word of :data:`SOKOBAN_ACTIONS` it *contains*
-    (``"go left then up"`` is ``up``), and pieces with none are dropped; at most 3 moves. No
+    (``"go left then up"`` is ``up``), and pieces with none are dropped; at most
+    ``moves_per_turn`` moves (LaMer's ``num_actions_per_turn``, 3; ``None``: every move). No
     tag, or no move: ``["still"]``, invalid.
 
     Example:
@@ -80,7 +100,7 @@ def lamer_sokoban(answer: str) -> tuple[list[str], bool]:
         move = next((word for word in SOKOBAN_ACTIONS if word in piece), None)
         if move is not None:
             moves.append(move)
-    return (moves[:3], True) if moves else (["still"], False)
+    return (moves[:moves_per_turn], True) if moves else (["still"], False)
 
 
 def lamer_minesweeper(answer: str) -> tuple[str, str] | None:
@@ -130,7 +150,9 @@ def mage_tictactoe(answer: str) -> tuple[int, int]:
     if start == -1 or end == -1:
         return -1, -1
     match = _TTT_CELL.search(_between(answer, start, end))
-    return (-1, -1) if match is None else (int(match.group(1)), int(match.group(2)))
+    if match is None:
+        return -1, -1
+    return projected_number(match.group(1)), projected_number(match.group(2))
 
 
 def _lower_command(answer: str, tail: int) -> tuple[str, bool]:

@@ -19,7 +19,10 @@ import unicodedata
 
 from gymnasium import spaces
 
+from mage_envs.parsing import extract_tagged
+
 __all__ = [
+    "shown_action",
     "TEXT_CHARSET",
     "PAGE_CHARSET",
     "MAX_TEXT_CHARS",
@@ -169,3 +172,21 @@ def fit_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:
     if len(text) <= max_chars and text.isascii() and _OUTSIDE_CHARSET.search(text) is None:
         return text  # the common case, already within: no copy (the typography is not ASCII)
     return _OUTSIDE_CHARSET.sub("?", text[:max_chars].translate(_TYPOGRAPHY))[:max_chars]
+
+
+MAX_SHOWN_ACTION_CHARS = 200
+"""An answer is shown in memory cut to this many characters (its tagged action if it has one)."""
+
+
+def shown_action(action: object) -> str:
+    r"""Return an answer as memory shows it: the tagged action if any, one line, cut short.
+
+    Example:
+        >>> shown_action("Let me think...\n<action>bet</action>")
+        'bet'
+    """
+    text = action if isinstance(action, str) else repr(action)
+    text = " ".join(extract_tagged(text[-20_000:]).split())
+    if len(text) > MAX_SHOWN_ACTION_CHARS:
+        text = text[: MAX_SHOWN_ACTION_CHARS - 3] + "..."
+    return fit_text(text) or "(empty answer)"

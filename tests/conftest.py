@@ -37,3 +37,31 @@ def private_caches(tmp_path_factory):
 def scripted():
     """Return the ScriptedOpponent class."""
     return ScriptedOpponent
+
+
+@pytest.fixture
+def scratch_registries():
+    """Every name registered during a test (opponents, memory modes, strategies, ...) is undone.
+
+    The registries are module dicts read at call time, so they are restored in place: modules
+    that hold the dict itself see the restored one.
+    """
+    import gymnasium as gym
+
+    from mage_agents.prompting import STRATEGIES
+    from mage_envs.meta.memory import MEMORY_MODES
+    from mage_envs.meta.presets import TEMPLATE_PRESETS
+    from mage_envs.opponents.registry import OPPONENTS, POPULATIONS
+
+    tables = [OPPONENTS, POPULATIONS, MEMORY_MODES, STRATEGIES, TEMPLATE_PRESETS, gym.registry]
+    try:
+        from mage_agents.advantages import ESTIMATORS
+
+        tables.append(ESTIMATORS)
+    except ImportError:  # numpy only: always there, but the fixture must not need it
+        pass
+    saved = [dict(table) for table in tables]
+    yield
+    for table, old in zip(tables, saved, strict=True):
+        table.clear()
+        table.update(old)

@@ -9,7 +9,7 @@ from baselines.summary import summarize
 
 def run(agent, opponent="random", tasks=40, episodes=3, env="mage/KuhnPoker-v0", **trial):
     specs = plan_trials(
-        "a", [env], [opponent], tasks=tasks, num_episodes=episodes, trial_kwargs=trial
+        "a", [env], [opponent], tasks=tasks, trial={"num_episodes": episodes, **trial}
     )
     return evaluate(agent, specs, ResultsFile(None))
 

@@ -100,6 +100,14 @@ def test_bad_agents_and_strategies_are_rejected():
         LLMAgent(EchoBackend([]), "chain-of-thought")
 
 
+def test_strict_parsing_is_refused_where_the_strategy_does_not_read_the_answer():
+    # the paper strategy hands the reply to the env's published rules untouched: a strict mode
+    # there would change nothing, and a run named ".../paper/strict" would say it did
+    with pytest.raises(ValueError, match="paper.*parse=strict"):
+        LLMAgent(EchoBackend([]), "paper", parse="strict")
+    assert LLMAgent(EchoBackend([]), "zero-shot", parse="strict").name == "echo/zero-shot/strict"
+
+
 def test_read_answer_matches_legal_actions_written_in_tags():
     tagged = {"legal_actions": ["<action>PASS</action>", "<action>BET</action>"], "phase": "play"}
     assert read_answer("I bet. <action>bet</action>", tagged) == "<action>BET</action>"

@@ -49,7 +49,7 @@ def test_best_response_to_always_bet_plays_the_hand_computed_strategy():
     # Against an opponent that always bets and calls, the best response from the first seat is:
     # check with every card, then call with K (+2) or Q (+2 vs J, -2 vs K), fold a J (-1).
     # Its value is (2 + 0 - 1) / 3 = 1/3 chip per hand (mage_envs.bounds agrees).
-    records = _run("best-response", "always-bet", tasks=300, num_episodes=1)
+    records = _run("best-response", "always-bet", tasks=300, trial={"num_episodes": 1})
     payoffs = {(tuple(r["actions"][0]), r["final_payoff"]) for r in records}
     assert payoffs == {
         (("check", "call"), 2.0),

@@ -111,6 +111,7 @@ def test_tags_and_put_spelling_are_understood(games):
     moves = [a for a in info["legal_actions"] if a.startswith("move ")]
     if moves:
         thing, place = moves[0].removeprefix("move ").split(" to ")
+        assert info["action_aliases"][f"put {thing} in {place}"] == moves[0]  # for agents too
         obs, _, _, _, info = games.step(f"put {thing} in/on {place}")
         assert info["command"] == moves[0]
 
@@ -250,8 +251,8 @@ def test_runner_plays_generated_games_and_explains_missing_data(homes, games, ca
     assert "mage/ALFWorld-Generated-v0" in capsys.readouterr().out
     assert sys.argv == argv_before
     assert run.main(["--config", "lamer_alfworld", "--tasks", "2"]) == 2
-    out = capsys.readouterr().out
-    assert "Skipping mage/ALFWorld-v0" in out and "alfworld-download" in out
+    err = capsys.readouterr().err
+    assert "Skipping mage/ALFWorld-v0" in err and "alfworld-download" in err
 
 
 def test_a_room_where_the_packaged_expert_crashes_gets_another_attempt(homes):

@@ -71,3 +71,45 @@ def test_a_new_memory_mode_is_accepted_everywhere_memory_is():
     assert args.memory == "outcomes_only"
     with pytest.raises(ValueError, match="memory must be one of"):
         make_trial("mage/KuhnPoker-v0", memory="no-such-mode")
+
+
+def test_a_new_estimator_is_a_choice_of_the_config_and_of_train(tmp_path, scratch_registries):
+    pytest.importorskip("trl")
+    from baselines.train import build_parser
+    from mage_agents.training import MetaRLConfig
+
+    recipe("Add an estimator")
+    config = MetaRLConfig(output_dir=str(tmp_path), estimator="sign", omega=3.0, use_cpu=True)
+    from mage_agents.advantages import config_settings
+
+    assert config_settings("sign", config) == {"scale": 3.0}
+    assert build_parser().parse_args(["--estimator", "sign"]).estimator == "sign"
+
+
+def test_a_new_strategy_is_a_choice_of_the_cli_and_of_agents(scratch_registries):
+    from baselines.agents import build_agent_factory
+    from baselines.run import build_parser
+
+    recipe("Add a prompting strategy")
+    assert build_parser().parse_args(["--strategy", "blunt"]).strategy == "blunt"
+    agent = build_agent_factory({"kind": "tiny", "strategy": "blunt"}).new_agent()
+    assert agent.strategy.name == "blunt"
+
+
+def test_new_templates_are_a_trial_setting_of_configs(scratch_registries):
+    from mage_envs.meta import TrialConfig
+
+    recipe("Add templates")
+    assert TrialConfig.from_mapping({"templates": "short-memory"}).templates.memory_header == (
+        "Before:"
+    )
+
+
+def test_a_page_preset_declared_by_an_env_class_is_inherited(scratch_registries):
+    namespace = recipe("Give an env the papers' pages")
+    variant = type("PlainKuhnVariant", (namespace["PlainKuhnEnv"],), {})
+    from mage_envs.page_presets import page_presets_of
+
+    assert sorted(page_presets_of(variant)) == ["mage", "plain"]
+    with pytest.raises(ValueError, match="No 'plain' template preset for KuhnPokerEnv"):
+        make_trial("mage/KuhnPoker-v0", templates="plain")

@@ -238,8 +238,8 @@ def test_bounds_report_prints_every_opponent_and_seat(capsys):
     assert "| mcts-1000 | second (O) |" in text and "| order-rows | first (X) | yes |" in text
     assert main(["--games", "4"]) == 0
     assert "## Kuhn poker" in capsys.readouterr().out
-    with pytest.raises(SystemExit):
-        main(["--games", "0"])
+    assert main(["--games", "0"]) == 2
+    assert "--games must be >= 1" in capsys.readouterr().err
 
 
 def test_docs_show_the_table_the_report_prints():

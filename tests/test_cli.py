@@ -40,9 +40,9 @@ def test_config_outputs_and_resume(tmp_path, capsys):
         "agents: [random, 'policy:cfr-argmax']\n"
         "envs: [mage/KuhnPoker-v0]\n"
         "opponents: [balanced, aggressive]\n"
-        "tasks: 6\nrepeats: 2\nepisodes: 2\n"
+        "tasks: 6\nrepeats: 2\n"
         "env_kwargs: {mage/KuhnPoker-v0: {seat: second, reward_scale: 5}}\n"
-        "trial: {stop_on_success: true}\n"
+        "trial: {num_episodes: 2, stop_on_success: true}\n"
     )
     out = tmp_path / "out"
     argv = ["--config", str(config), "--out", str(out)]
@@ -94,14 +94,15 @@ def test_config_outputs_and_resume(tmp_path, capsys):
 def test_bad_settings_exit_2_with_the_reason(argv, message, capsys, monkeypatch):
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     assert run.main(argv + ["--env", "mage/KuhnPoker-v0"] if "--env" not in argv else argv) == 2
-    assert message in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert message in printed.err and not printed.out  # errors go to stderr, alone
 
 
 def test_unknown_config_keys_are_rejected(tmp_path, capsys):
     config = tmp_path / "c.yaml"
     config.write_text("agentz: [random]\n")
     assert run.main(["--config", str(config)]) == 2
-    assert "unknown settings" in capsys.readouterr().out
+    assert "unknown settings" in capsys.readouterr().err
 
 
 def test_endpoint_agent_from_the_command_line(capsys):
@@ -119,7 +120,7 @@ def test_endpoint_agent_from_the_command_line(capsys):
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
 def test_ready_configs_load(config):
     settings = run.load_settings(["--config", str(config)])
-    assert settings["episodes"] == 3 and settings["agents"]
+    assert settings["trial"].num_episodes == 3 and settings["agents"]
 
 
 def test_bounds_subcommand_prints_the_bounds_report(capsys):
@@ -137,10 +138,10 @@ def test_agents_skip_envs_they_cannot_play(capsys):
         "mage/TicTacToe-v0",
     ]
     assert run.main(argv + ["--tasks", "2"]) == 0
-    out = capsys.readouterr().out
-    assert "Skipping mage/KuhnPoker-v0: policy:mcts-100 cannot play it" in out
+    err = capsys.readouterr().err
+    assert "Skipping mage/KuhnPoker-v0: policy:mcts-100 cannot play it" in err
     assert run.main(argv[:4] + ["--tasks", "2"]) == 2
-    assert "no trial could be played" in capsys.readouterr().out
+    assert "no trial could be played" in capsys.readouterr().err
 
 
 def test_ready_configs_are_found_by_name(capsys):
@@ -149,13 +150,13 @@ def test_ready_configs_are_found_by_name(capsys):
     kuhn = settings["env_kwargs"]["mage/KuhnPoker-v0"]
     assert kuhn["seat"] == "second" and kuhn["reward_scale"] == 5 and kuhn["answer_rules"] == "mage"
     assert run.main(["--config", "no_such_config"]) == 2
-    assert "Ready configs" in capsys.readouterr().out
+    assert "Ready configs" in capsys.readouterr().err
 
 
 def test_an_agent_given_twice_is_an_error_not_a_double_count(capsys):
     argv = ["--agent", "random", "--agent", "random-legal", "--env", "mage/KuhnPoker-v0"]
     assert run.main(argv + ["--tasks", "3"]) == 2
-    assert "Two agents are named 'random-legal'" in capsys.readouterr().out
+    assert "Two agents are named 'random-legal'" in capsys.readouterr().err
 
 
 def test_a_changed_agent_option_is_played_again_not_resumed(tmp_path):
@@ -191,3 +192,14 @@ def test_env_kwargs_flag_is_merged_into_the_configs_and_wins():
     kuhn = settings["env_kwargs"]["mage/KuhnPoker-v0"]
     assert kuhn["seat"] == "second" and kuhn["reward_scale"] == 1
     assert settings["env_kwargs"]["*"] == {"reward_scale": 1}
+
+
+def test_help_lists_every_command_from_the_table(capsys):
+    with pytest.raises(SystemExit):
+        run.main(["--help"])
+    text = capsys.readouterr().out
+    for name, command in run.COMMANDS.items():
+        assert f"  {name:<8} {command.help}" in text
+    with pytest.raises(SystemExit):
+        run.main(["run", "--help"])  # the default command, named
+    assert capsys.readouterr().out == text

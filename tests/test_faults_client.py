@@ -5,6 +5,7 @@ fast; nothing listens on or connects to any other address.
 """
 
 import socket
+import threading
 import time
 
 from mage_agents.fake_endpoint import FakeChatServer
@@ -94,3 +95,48 @@ def test_the_key_is_redacted_in_completions(monkeypatch):
     with FakeChatServer(answer=lambda messages: f"{SECRET} <action>check</action>") as server:
         (reply,) = _backend(server.base_url, api_key_env="MY_KEY").generate([CHAT])
     assert reply.text == "*** <action>check</action>"
+
+
+class _SilentServer:
+    """Accepts connections on 127.0.0.1 and never answers (a server that hangs); counts them."""
+
+    def __init__(self):
+        self.sock = socket.create_server(("127.0.0.1", 0), backlog=64)
+        self.accepted = []
+        self.thread = threading.Thread(target=self._accept, daemon=True)
+        self.thread.start()
+        self.base_url = f"http://127.0.0.1:{self.sock.getsockname()[1]}/v1"
+
+    def _accept(self):
+        try:
+            while True:
+                self.accepted.append(self.sock.accept()[0])
+        except OSError:  # closed
+            pass
+
+    def close(self):
+        self.sock.close()
+        for conn in self.accepted:
+            conn.close()
+
+
+def test_a_hanging_server_fails_a_batch_in_a_few_deadlines_not_one_per_request():
+    # The adaptive gate sends one request at a time to a new server; the others wait at the
+    # gate, and fail once a request in flight has timed out with nothing answered since, instead
+    # of each waiting its turn to time out (8 requests x 2 attempts x the deadline).
+    server = _SilentServer()
+    try:
+        replies = _backend(server.base_url, timeout_s=0.3, max_retries=1).generate([CHAT] * 8)
+    finally:
+        server.close()
+    assert all(r.backend_failed for r in replies)
+    assert len(server.accepted) < 8 * 2  # most attempts never reached the hanging server
+    assert any("not sent" in r.error for r in replies)
+    assert all(r.error.endswith("after 2 attempts") and r.faults == 2 for r in replies)
+
+
+def test_one_answer_past_the_deadline_costs_the_waiting_requests_one_retry_not_their_answer():
+    with FakeChatServer(faults=["slow"], slow_s=0.6) as server:
+        replies = _backend(server.base_url, timeout_s=0.3, max_retries=1).generate([CHAT] * 4)
+    assert [r.error for r in replies] == [None] * 4
+    assert [r.text for r in replies] == ["<action>check</action>"] * 4

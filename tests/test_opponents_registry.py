@@ -16,7 +16,6 @@ from mage_envs.opponents import (
     opponent_names,
     play_match,
     register_opponent,
-    registry,
 )
 from mage_envs.opponents.referee import MatchResult
 
@@ -60,10 +59,7 @@ def test_wrong_game_and_wrong_type_are_clear():
     assert make_opponent(bot, TTT) is bot and isinstance(make_opponent(None, TTT), RandomOpponent)
 
 
-def test_register_a_new_opponent(monkeypatch):
-    for table in ("_FACTORIES", "_SUPPORTS"):  # undone after the test
-        monkeypatch.setattr(registry, table, dict(getattr(registry, table)))
-
+def test_register_a_new_opponent(scratch_registries):  # undone after the test
     class FirstLegal(PolicyOpponent):
         name = "first-legal"
 

@@ -74,6 +74,20 @@ def test_four_moves_in_a_turn_are_cut_to_three():
     assert info["invalid_action"] and info["moves_made"] == 0
 
 
+def test_lamer_cuts_a_turn_to_the_moves_per_turn_setting():
+    # LaMer's projection cuts to num_actions_per_turn, the setting, not to 3
+    level = "##########\n#@______$.#\n##########"
+    env = sokoban(level, turn_rules="lamer", moves_per_turn=5)
+    obs, _, _, _, info = env.step("<action>right, right, right, right, right, right</action>")
+    assert info["moves_applied"] == ["right"] * 5 and info["moves_made"] == 5
+    assert "Only the first 5 moves were played." in obs
+    env = sokoban(level, turn_rules="lamer", moves_per_turn=2)
+    _, _, _, _, info = env.step("<action>right, right, right</action>")
+    assert info["moves_applied"] == ["right"] * 2
+    obs, *_ = sokoban(level, turn_rules="lamer").step("<action>right, right, right, right</action>")
+    assert "Only the first 3 moves were played." in obs  # the default, 3, says so too
+
+
 def test_lamer_reads_only_the_action_tag_and_the_first_word_each_piece_contains():
     env = sokoban(turn_rules="lamer")
     _, reward, _, _, info = env.step("right")  # no tag: LaMer plays "still"

@@ -6,6 +6,7 @@ observations elided), MAGE's ``kuhnpoker/prompt.py`` and ``TicTacToe/prompt.py``
 """
 
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -170,9 +171,8 @@ def test_paper_trial_settings_stop_at_the_first_win_and_match_the_configs():
     for name in configs:
         paper = name.split("_")[0]
         config = yaml.safe_load((CONFIG_DIR / f"{name}.yaml").read_text())
-        expected = {k: v for k, v in PAPER_TRIAL_SETTINGS[paper].items() if k != "num_episodes"}
+        expected = PAPER_TRIAL_SETTINGS[paper]
         assert {k: config["trial"][k] for k in expected} == expected
-        assert config["episodes"] == 3
 
 
 def test_lamer_history_memory_lists_the_earlier_actions():
@@ -191,12 +191,19 @@ def test_lamer_history_memory_lists_the_earlier_actions():
 def test_every_character_of_the_published_wording_is_in_the_page_charset():
     import tomllib
 
-    from mage_envs.meta.presets import PROMPT_DIR
-    from mage_envs.meta.published import RENDERINGS
+    import gymnasium as gym
+    from gymnasium.envs.registration import load_env_creator
+
+    from mage_envs.page_presets import page_presets_of
     from mage_envs.text import PAGE_CHARSET
 
-    files = sorted(PROMPT_DIR.glob("*.toml"))
-    assert sorted(f.stem for f in files) == sorted(RENDERINGS)
+    root = Path(mage_envs.__file__).parent
+    files = sorted(root.glob("*/prompts/*.toml"))
+    declared = set()
+    for env_id in mage_envs.ENV_IDS | mage_envs.DATA_ENV_IDS | mage_envs.ALFWORLD_ENV_IDS:
+        creator = load_env_creator(gym.spec(env_id).entry_point)
+        declared |= {preset.wording for preset in page_presets_of(creator).values()}
+    assert sorted(declared) == files  # every wording file is an env's, every preset has one
     unusual = set()
     for file in files:
         text = "".join(tomllib.loads(file.read_text(encoding="utf-8")).values())
@@ -251,10 +258,11 @@ def test_the_variants_of_an_env_have_its_presets(env_id, preset):
 
 def test_the_alfworld_envs_declare_the_papers_presets():
     from mage_envs.alfworld.env import ALFWorldEnv, ALFWorldGeneratedEnv
+    from mage_envs.alfworld.pages import ALFWORLD_PAGE
     from mage_envs.meta.presets import page_presets
 
     for cls in (ALFWorldEnv, ALFWorldGeneratedEnv):
-        assert page_presets(cls) == {"lamer": "alfworld", "mage": "alfworld"}
+        assert page_presets(cls) == {"lamer": ALFWORLD_PAGE, "mage": ALFWORLD_PAGE}
 
 
 def test_a_memory_mode_the_paper_has_no_layout_for_is_refused():
@@ -264,20 +272,60 @@ def test_a_memory_mode_the_paper_has_no_layout_for_is_refused():
 
 def test_a_webshop_page_over_20000_characters_is_made_short_as_webshop_does():
     from dataclasses import replace
+    from types import SimpleNamespace
 
-    from mage_envs.meta.page import play_page
+    from mage_envs.meta.memory import EpisodeRecord, render_memory
+    from mage_envs.meta.page import PageLayout, play_page
     from mage_envs.meta.presets import preset_templates
-    from mage_envs.meta.published.webshop import webshop_shorten
+    from mage_envs.webshop.pages import WEBSHOP_PAGE, webshop_shorten
 
-    page = replace(preset_templates("webshop").page, short_page=600)
+    page = replace(preset_templates(WEBSHOP_PAGE).page, short_page=600)
     steps = [("click[a]", "'x' [SEP] " * 20 + "'y'"), ("click[b]", "'last page'")]
     facts = {"task_description": "find x", "admissible_actions": "'click[b]',"}
-    long = play_page(page, "history_only", "", [steps], [False], ["r"], steps, facts)
-    full = play_page(
-        replace(page, short_page=0), "history_only", "", [steps], [False], [], steps, facts
+
+    def memory(page, mode, reflections):
+        templates = SimpleNamespace(page=page)
+        layout = PageLayout(SimpleNamespace(templates=templates, memory=mode), env=None)
+        layout.histories = [steps]  # attempt 1 played these
+        return render_memory([EpisodeRecord(success=False)], reflections, mode, layout)
+
+    long = play_page(
+        page,
+        "",
+        memory(page, "history_only", ["r"]),
+        1,
+        steps,
+        facts,
+        lambda: memory(page, "reflection_only", ["r"]),
     )
+    full = replace(page, short_page=0)
+    full = play_page(full, "", memory(full, "history_only", []), 1, steps, facts)
     assert len(full) > 600 >= len(long) or "... (" in full
     # the short page: the memory as reflections only, the current steps cut to their last line
     assert "the task is NOT successfully completed. Your reflection is: \nr" in long
     assert "observations: \nObservation 2: 'last page'\n" in long
     assert webshop_shorten("a [SEP] b", "current") == "a [SEP] b"
+
+
+def test_lamer_minesweeper_page_refuses_a_board_it_would_misdescribe():
+    # LaMer's page says "a two dimensional N by N board", "indexed from 1 to N": square only
+    env = mage_envs.make_trial("mage/Minesweeper-v0", templates="lamer", height=4, width=7)
+    with pytest.raises(ValueError, match="square board.*4x7.*templates='default'"):
+        env.reset(seed=0)
+    square = mage_envs.make_trial("mage/Minesweeper-v0", templates="lamer", height=5, width=5)
+    assert "a two dimensional 5 by 5 board" in square.reset(seed=0)[0]
+
+
+def test_a_long_page_is_sent_whole_up_to_the_observation_bound():
+    # WebShop's own bound is 20000 characters (then its short page); ours must not cut earlier
+    env = mage_envs.make_trial(
+        "mage/ShopSim-v0", templates="lamer", num_products=30, max_steps=1,
+        max_reflection_chars=8000,
+    )  # fmt: skip
+    obs, info = env.reset(seed=0)
+    for _ in range(2):
+        obs, *_ = env.step("<action>click[next >]</action>")
+        obs, *_ = env.step(f"<remark>{'plan ' * 1600}</remark>")
+    assert 16_384 < len(obs) < 20_000
+    assert obs.endswith("present it within <action> </action> tags.\n")
+    assert env.observation_space.contains(obs)

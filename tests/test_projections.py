@@ -125,3 +125,19 @@ def test_every_listed_legal_action_is_a_tagged_answer_that_plays(env_id, kwargs)
         if terminated or truncated:
             break
     assert action_tag("up") == "<action>up</action>"
+
+
+def test_a_number_too_long_for_int_reads_as_off_the_board():
+    # Python's int() refuses more than 4300 digits; the published code would crash there
+    huge = "9" * 5000
+    assert mage_tictactoe(f"<action>({huge}, 1)</action>")[0] > 3
+    assert mage_tictactoe(f"<action>({'0' * 5000}2, 1)</action>") == (2, 1)  # leading zeros
+    assert lamer_minesweeper(f"<action>({huge}, 1)</action>") == (huge, "1")  # as written
+    mines = gym.make("mage/Minesweeper-v0", answer_rules="lamer")
+    mines.reset(seed=0)
+    _, reward, _, _, info = mines.step(f"<action>({huge}, 1)</action>")
+    assert reward == -1.0 and not info["invalid_action"]  # LaMer: off the board, a valid answer
+    board = gym.make("mage/TicTacToe-v0", answer_rules="mage")
+    board.reset(seed=0)
+    _, reward, _, _, info = board.step(f"<action>(1, {huge})</action>")
+    assert reward == 0.0 and info["invalid_action"]  # MAGE: off the board is invalid

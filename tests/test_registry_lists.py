@@ -26,10 +26,9 @@ KUHN = pyspiel.load_game("kuhn_poker")
 
 
 @pytest.fixture
-def scratch_registry(monkeypatch):
+def scratch_registry(scratch_registries):
     """Registrations made in a test are undone after it."""
-    for table in ("_FACTORIES", "_SUPPORTS", "_ABOUT", "_POPULATIONS"):
-        monkeypatch.setattr(registry, table, dict(getattr(registry, table)))
+    return scratch_registries
 
 
 def test_docs_table_is_the_registry_table():

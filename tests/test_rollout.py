@@ -54,9 +54,7 @@ def test_plan_groups_keeps_trials_of_different_settings_apart():
     # put together must not share a group (nor trial ids)
     plain = plan_groups(KUHN, [0], group_size=2, opponent="aggressive")
     other = plan_groups(KUHN, [0], 2, opponent="aggressive", env_kwargs={"max_invalid_actions": 1})
-    seats = plan_groups(
-        KUHN, [0], 2, opponent="aggressive", trial_kwargs={"seat_rotation": "trial"}
-    )
+    seats = plan_groups(KUHN, [0], 2, opponent="aggressive", trial={"seat_rotation": "trial"})
     groups = {p.group_id for p in plain + other + seats}
     assert len(groups) == 3 and len({p.trial_id for p in plain + other + seats}) == 6
     assert plain[0].group_id == "mage/KuhnPoker-v0|aggressive|task0"  # defaults: the short id
@@ -92,6 +90,19 @@ def test_turns_record_phases_rewards_and_anchors():
     assert trajectory.final_info["payoff"] == trajectory.result.final_return
 
 
+def test_a_move_written_as_an_alias_is_recorded_by_its_legal_name():
+    # Kuhn poker reads "pass" for check or fold and "bet" for call, as the env does: the same
+    # move under two spellings must not count as two moves in the actions and their diversity
+    def alias(observation, info):
+        return "<reflection>ok</reflection>" if info.get("phase") == "reflect" else "pass"
+
+    plans = plan_groups(KUHN, [3], 1, opponent="always-bet")
+    (trajectory,) = collect(plans, lambda: CallableAgent(alias))
+    plays = trajectory.play_turns
+    assert plays and all(t.action == "pass" and not t.invalid for t in plays)
+    assert {t.move for t in plays} <= {"check", "fold"}
+
+
 def test_same_seeds_same_trajectories_and_batching_does_not_matter():
     one = collect(_plans(), RandomLegalAgent, batch_size=1)
     four = collect(_plans(), RandomLegalAgent, batch_size=4)
@@ -120,7 +131,7 @@ def test_a_failed_call_is_kept_on_its_turn():
     def flaky(observation, info):
         return Reply("", error="HTTP 500") if info.get("phase") == "play" else "none"
 
-    plans = plan_groups(KUHN, [0], 1, opponent="aggressive", num_episodes=1)
+    plans = plan_groups(KUHN, [0], 1, opponent="aggressive", trial={"num_episodes": 1})
     (trajectory,) = collect(plans, lambda: CallableAgent(flaky))
     assert trajectory.turns[0].error == "HTTP 500" and trajectory.turns[0].invalid
     assert trajectory.turns[0].move == "<invalid>"
@@ -135,7 +146,7 @@ def test_the_step_limit_stops_a_trial_with_the_episodes_so_far():
 
 def test_a_step_limit_inside_the_first_episode_counts_it_unsolved_with_its_rewards_so_far():
     # Every answer is invalid, so the first Sokoban episode never ends on its own within 2 steps.
-    plans = plan_groups("mage/Sokoban-v0", [0], 1, num_episodes=3)
+    plans = plan_groups("mage/Sokoban-v0", [0], 1)
 
     def agent():
         return CallableAgent(lambda observation, info: "no move here")
@@ -216,7 +227,7 @@ def test_env_workers_give_the_same_bytes_in_the_same_order():
 def test_env_workers_refuse_agents_that_read_the_env():
     from mage_agents import PolicyAgent
 
-    plans = plan_groups(KUHN, [0], 1, opponent="aggressive", num_episodes=1)
+    plans = plan_groups(KUHN, [0], 1, opponent="aggressive", trial={"num_episodes": 1})
     with pytest.raises(TypeError, match="env_workers"):
         list(rollout(plans, lambda: PolicyAgent("aggressive"), env_workers=1))
 
@@ -257,10 +268,9 @@ def test_an_invalid_answer_that_ends_an_episode_is_flagged(reflection):
         KUHN,
         [0],
         group_size=1,
-        num_episodes=2,
         opponent="aggressive",
         env_kwargs={"max_invalid_actions": 1},
-        trial_kwargs={"reflection": reflection},
+        trial={"num_episodes": 2, "reflection": reflection},
     )
     (trajectory,) = collect(plans, lambda: CallableAgent(lambda obs, info: "nonsense"))
     plays = trajectory.play_turns

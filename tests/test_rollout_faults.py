@@ -9,8 +9,8 @@ from mage_agents.rollout import BackendFailure, Trajectory, collect, plan_groups
 KUHN = "mage/KuhnPoker-v0"
 
 
-def _plans(**kwargs):
-    return plan_groups(KUHN, [0, 1], group_size=2, opponent="aggressive", **kwargs)
+def _plans(**trial):
+    return plan_groups(KUHN, [0, 1], group_size=2, opponent="aggressive", trial=trial)
 
 
 def _without_timing(trajectories):

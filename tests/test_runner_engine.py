@@ -7,7 +7,11 @@ from mage_agents.rollout import collect
 
 def _specs():
     return plan_trials(
-        "random", ["mage/KuhnPoker-v0", "mage/Sokoban-v0"], tasks=2, repeats=2, num_episodes=2
+        "random",
+        ["mage/KuhnPoker-v0", "mage/Sokoban-v0"],
+        tasks=2,
+        repeats=2,
+        trial={"num_episodes": 2},
     )
 
 
@@ -25,7 +29,9 @@ def test_records_match_the_engine_trajectories():
         assert record["trial"]["pass_at_k"] == trajectory.result.pass_at_k
         assert record["steps"] == len(trajectory.turns)
         assert record["play_steps"] == len(plays)
-        assert record["task"] == trajectory.group_id
+        spec = specs[specs.position(trajectory.trial_id)]
+        assert record["task"] == spec.task and trajectory.group_id == spec.group_id
+        assert spec.group_id.startswith(f"{spec.env_id}|None|task{spec.task_seed}|")
 
 
 def test_env_workers_give_the_same_records():

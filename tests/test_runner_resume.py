@@ -124,7 +124,7 @@ def always_pass(observation, info):
 
 
 def test_moves_accepted_through_an_alias_are_logged_as_written_not_invalid():
-    specs = plan_trials("p", ["mage/KuhnPoker-v0"], tasks=3, num_episodes=2)
+    specs = plan_trials("p", ["mage/KuhnPoker-v0"], tasks=3, trial={"num_episodes": 2})
     records = evaluate(f"python:{__name__}:always_pass", specs, ResultsFile(None))
     moves = {move for r in records for episode in r["actions"] for move in episode}
     assert moves == {"pass"}

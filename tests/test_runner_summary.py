@@ -163,8 +163,7 @@ def test_percent_of_achievable_only_where_the_bound_bounds_pass_at_n():
             ["mage/KuhnPoker-v0"],
             [opponent],
             tasks=6,
-            num_episodes=episodes,
-            trial_kwargs=trial,
+            trial={"num_episodes": episodes, **trial},
         )
         return evaluate("random", specs, ResultsFile(None))
 
@@ -186,7 +185,7 @@ def test_the_kuhn_bound_holds_for_pass_at_3_of_same_task_trials():
     from baselines.achievable import trial_bound
 
     def pass_at_3(agent):
-        specs = plan_trials(agent, ["mage/KuhnPoker-v0"], ["random"], tasks=400, num_episodes=3)
+        specs = plan_trials(agent, ["mage/KuhnPoker-v0"], ["random"], tasks=400)
         records = evaluate(agent, specs, ResultsFile(None))
         return trial_bound(records[0]), sum(r["trial"]["pass_at_k"][-1] for r in records) / 400
 

@@ -83,7 +83,7 @@ def test_paper_configs_carry_the_published_sampling(config, budget, thinking):
     assert model["temperature"] == 0.1  # the command line wins
     assert (model["top_p"], model["top_k"], model["max_tokens"]) == (0.8, 20, budget)
     assert model["thinking"] is thinking
-    assert settings["trial"]["templates"] == ("lamer" if config.startswith("lamer") else "mage")
+    assert settings["trial"].templates == ("lamer" if config.startswith("lamer") else "mage")
 
 
 def test_an_agent_dicts_own_options_win_over_the_configs(tmp_path):

@@ -50,4 +50,6 @@ def test_the_runner_and_the_rollout_plans_derive_agent_seeds_with_it():
     specs = plan_trials("random", ["mage/KuhnPoker-v0"], ["aggressive"], tasks=2, repeats=3)
     assert [s.seed for s in specs] == [child_seed(s.task_seed, s.repeat) for s in specs]
     plans = plan_groups("mage/KuhnPoker-v0", [4, 9], 3, seed=5)
-    assert [p.seed for p in plans] == [child_seed(5, t, k) for t in (4, 9) for k in range(3)]
+    assert [p.seed for p in plans] == [child_seed(t, k, 5) for t in (4, 9) for k in range(3)]
+    plain = plan_groups("mage/KuhnPoker-v0", [4], 3)  # no stream: the evaluation's own seeds
+    assert [p.seed for p in plain] == [child_seed(4, k) for k in range(3)]

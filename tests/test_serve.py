@@ -12,6 +12,9 @@ when it is fetched: the same checks on a real pretrained model (a few minutes).
 
 import json
 import os
+import subprocess
+import sys
+import time
 
 import pytest
 
@@ -146,3 +149,34 @@ def test_the_runner_plays_the_ready_kuhn_config_against_the_server(server, tmp_p
     assert all(r["faults"] == 0 for r in records)  # the refused top_k is no fault
     summary = (out / "summary.md").read_text()
     assert "off-format" in summary and "forfeit" in summary and "## Backend notes" in summary
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie has ended: only its parent must reap it
+        return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a Linux signal (PDEATHSIG)")
+def test_the_server_ends_with_a_parent_that_is_killed(model_dir):
+    # kill -9 (or a CI timeout's SIGTERM) runs no cleanup in the parent: the server, in its own
+    # session, must still not outlive it, holding its port and memory
+    script = (
+        "import time\nfrom mage_agents.transformers_server import TransformersServer\n"
+        f"server = TransformersServer({str(model_dir)!r}).start()\n"
+        "print(server.pid, flush=True)\ntime.sleep(600)\n"
+    )
+    parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    child = int(parent.stdout.readline())
+    parent.kill()
+    parent.wait()
+    for _ in range(100):
+        if not _alive(child):
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(child, 9)
+        pytest.fail("the server outlived its killed parent")

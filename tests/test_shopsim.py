@@ -127,7 +127,7 @@ def test_webshop_configs_run_on_the_generated_shop(config, tmp_path, capsys, mon
     assert run.main(argv + ["--env", "mage/ShopSim-v0"]) == 0
     assert "mage/ShopSim-v0" in capsys.readouterr().out
     assert run.main(argv) == 2  # no data: WebShop is skipped with the files named
-    assert "items_shuffle_1000.json" in capsys.readouterr().out
+    assert "items_shuffle_1000.json" in capsys.readouterr().err
 
 
 def test_webshop_config_plays_real_format_files(tmp_path, capsys, monkeypatch):

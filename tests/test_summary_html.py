@@ -60,7 +60,7 @@ def test_report_rebuilds_the_page_and_an_old_run_gets_its_tables_alone(tmp_path,
 
 def test_report_refuses_a_folder_that_is_no_run(tmp_path, capsys):
     assert main(["report", str(tmp_path)]) == 2
-    assert "neither a run folder" in capsys.readouterr().out
+    assert "neither a run folder" in capsys.readouterr().err
 
 
 def test_configs_that_would_share_a_row_are_told_apart():

@@ -47,4 +47,5 @@ def test_the_cli_check_prints_what_would_run_and_writes_nothing(tmp_path, capsys
     assert main(["train", "--config", "lamer_sokoban_qwen3_4b", "--check", *unbounded]) == 0
     assert "exceeds an 80 GB device: set max_tokens_per_forward" in capsys.readouterr().out
     assert main(["train", "--config", "tiny_kuhn_robust", "--check", "--set", "traj_gamma=2"]) == 2
-    assert "traj_gamma is a discount" in capsys.readouterr().out
+    assert "traj_gamma is a discount" in capsys.readouterr().err
+

@@ -79,13 +79,13 @@ def test_a_tiny_config_trains_writes_its_folder_and_resumes(tmp_path, capsys):
 
 def test_bad_settings_are_refused_with_the_reason(tmp_path, capsys):
     assert main(["train", "--config", "tiny_kuhn_grpo", "--set", "learning_rat=1"]) == 2
-    assert "Did you mean learning_rate" in capsys.readouterr().out
+    assert "Did you mean learning_rate" in capsys.readouterr().err
     assert main(["train", "--config", "no_such_config"]) == 2
-    assert "Ready configs" in capsys.readouterr().out
+    assert "Ready configs" in capsys.readouterr().err
     assert main(["train", "--config", "tiny_kuhn_grpo", "--set", "traj_gamma=2"]) == 2
-    assert "traj_gamma is a discount" in capsys.readouterr().out
+    assert "traj_gamma is a discount" in capsys.readouterr().err
     assert main(["train", "--model", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
-    assert "is not a local model" in capsys.readouterr().out
+    assert "is not a local model" in capsys.readouterr().err
 
 
 def test_every_ready_config_is_a_valid_metarl_config(tmp_path):
@@ -106,6 +106,8 @@ def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):
 
     config = build_config({"out": str(tmp_path), "learning_rate": "1e-2", "use_cpu": True})
     assert config.learning_rate == 0.01
+    with pytest.raises(ValueError, match="learning_rate takes a number, not 'abc'"):
+        build_config({"out": str(tmp_path), "learning_rate": "abc", "use_cpu": True})
 
 
 def test_small_model_defaults_fill_what_a_config_leaves_out(tmp_path):
@@ -144,6 +146,6 @@ def test_an_old_config_with_entropy_coef_for_the_move_bonus_is_refused_not_rerea
     old = tmp_path / "old.yaml"
     old.write_text("base: tiny_kuhn_robust\nentropy_coef: 0.3\n")
     assert main(["train", "--config", str(old), "--out", str(tmp_path / "o")]) == 2
-    text = capsys.readouterr().out
+    text = capsys.readouterr().err
     assert "move_entropy_bonus" in text and "whole vocabulary" in text
     assert not (tmp_path / "o").exists()  # refused before anything is written

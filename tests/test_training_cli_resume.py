@@ -50,20 +50,20 @@ def test_a_rerun_with_other_settings_is_refused_with_the_keys_named(finished, tm
     saved = (out / "config.yaml").read_text()
     other = ["--estimator", "rloo", "--set", "learning_rate=0.05"]
     assert main(["train", *TINY, *other, "--out", str(out)]) == 2
-    text = capsys.readouterr().out
+    text = capsys.readouterr().err
     assert "holds a run with other settings" in text
     assert "estimator ('grpo' -> 'rloo')" in text and "learning_rate (0.01 -> 0.05)" in text
     assert (out / "config.yaml").read_text() == saved  # still the settings of the run there
     # --extend changes max_steps only
     assert main(["train", *TINY, *other, "--extend", "--out", str(out)]) == 2
-    assert "--extend only changes max_steps" in capsys.readouterr().out
+    assert "--extend only changes max_steps" in capsys.readouterr().err
 
 
 def test_extend_trains_a_finished_run_further_and_config_yaml_follows(finished, tmp_path, capsys):
     out = copy_of(finished, tmp_path)
     longer = [*TINY[:2], "--max-steps", "3", *TINY[4:]]
     assert main(["train", *longer, "--out", str(out)]) == 2  # not without --extend
-    assert "max_steps (2 -> 3)" in capsys.readouterr().out
+    assert "max_steps (2 -> 3)" in capsys.readouterr().err
     assert main(["train", *longer, "--extend", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     assert "Extending the run to 3 steps: resuming from" in text and "step 3/3" in text
@@ -78,6 +78,47 @@ def test_restart_replaces_the_run(finished, tmp_path, capsys):
     assert main(["train", *TINY, *other, "--out", str(out)]) == 0
     assert "--restart removed the old one" in capsys.readouterr().out
     assert yaml.safe_load((out / "config.yaml").read_text())["learning_rate"] == 0.05
+
+
+def test_a_run_stopped_before_it_wrote_final_gets_final_from_its_last_checkpoint(
+    finished, tmp_path, capsys
+):
+    out = copy_of(finished, tmp_path)
+    # killed after the last step's checkpoint, while final/ was being written
+    (out / "final" / "trainer_state.json").unlink()
+    (out / "metrics.jsonl").unlink()
+    assert main(["train", *TINY, "--out", str(out)]) == 0
+    assert "stopped before it wrote final/: writing final/ from checkpoint-2" in (
+        capsys.readouterr().out
+    )
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-2"]  # no step 3
+    final = out / "final"
+    weights = (out / "checkpoint-2" / "model.safetensors").read_bytes()
+    assert (final / "model.safetensors").read_bytes() == weights
+    assert (final / "trainer_state.json").is_file() and not (final / "optimizer.pt").exists()
+    assert (out / "metrics.jsonl").read_text().count('"step": 2') >= 1
+    assert main(["train", *TINY, "--out", str(out)]) == 0  # now it is the finished run
+    assert "already holds the finished run (2 steps)" in capsys.readouterr().out
+
+
+def test_an_extended_run_stopped_before_its_new_last_step_resumes_to_it(finished, tmp_path, capsys):
+    out = copy_of(finished, tmp_path)
+    longer = [*TINY[:2], "--max-steps", "3", *TINY[4:], "--extend", "--out", str(out)]
+    config = yaml.safe_load((out / "config.yaml").read_text())
+    # as `--extend --max-steps 3` leaves the folder when it is killed during step 3
+    (out / "config.yaml").write_text(yaml.safe_dump({**config, "max_steps": 3}, sort_keys=False))
+    assert main(["train", *longer]) == 0
+    text = capsys.readouterr().out
+    assert "Resuming from" in text and "step 3/3" in text
+    assert (out / "checkpoint-3").is_dir()
+
+
+def test_restart_also_removes_a_half_written_checkpoint(finished, tmp_path, capsys):
+    out = copy_of(finished, tmp_path)
+    (out / "checkpoint-7").mkdir()  # killed while saving: no trainer_state.json
+    (out / "checkpoint-7" / "model.safetensors").write_bytes(b"half")
+    assert main(["train", *TINY, "--restart", "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.glob("checkpoint-*")) == ["checkpoint-2"]
 
 
 @pytest.mark.parametrize(
@@ -103,5 +144,5 @@ def test_bad_step_counts_and_trial_settings_are_refused_before_the_model_loads(
     monkeypatch.setattr(baselines.train, "load_model", no_model)
     out = tmp_path / "run"
     assert main(["train", "--config", "tiny_kuhn_grpo", *flags, "--out", str(out)]) == 2
-    assert reason in capsys.readouterr().out
+    assert reason in capsys.readouterr().err
     assert not out.exists()

@@ -9,8 +9,7 @@ pytest.importorskip("trl")
 from mage_agents.training import MetaRLConfig  # noqa: E402
 
 OWN = {
-    "estimator", "env_id", "env_kwargs", "opponent", "num_episodes", "same_task",
-    "stop_on_success", "reflection", "memory", "trial_kwargs", "strategy", "step_gamma",
+    "estimator", "env_id", "env_kwargs", "opponent", "trial", "strategy", "step_gamma",
     "traj_gamma", "omega", "statistics", "scale_advantages", "invalid_action_penalty",
     "max_turns", "differential_reward", "opponent_normalization", "num_tasks", "task_seed",
     "evaluation_steps", "evaluation_tasks", "evaluation_seed", "evaluation_opponents",
@@ -31,9 +30,15 @@ def test_every_added_field_has_a_one_line_help():
 
 def test_the_defaults_are_the_published_ones(tmp_path):
     c = config(tmp_path)
-    assert (c.estimator, c.num_episodes, c.same_task, c.stop_on_success) == ("mage", 3, True, True)
+    trial = c.trial
+    assert (c.estimator, trial.num_episodes, trial.same_task, trial.stop_on_success) == (
+        "mage",
+        3,
+        True,
+        True,
+    )
     assert (c.step_gamma, c.traj_gamma, c.omega, c.statistics) == (0.95, 0.6, 1.0, "turn")
-    assert c.memory == "reflection_only" and c.differential_reward and c.opponent_normalization
+    assert trial.memory == "reflection_only" and c.differential_reward and c.opponent_normalization
     assert c.bf16 is False  # no CUDA here: TRL's bf16 default would be refused
 
 
@@ -41,20 +46,29 @@ def test_the_defaults_are_the_published_ones(tmp_path):
     ("kwargs", "reason"),
     [
         ({"estimator": "ppo"}, "Unknown estimator 'ppo': choose one of grpo, rloo, gigpo"),
+        ({"strategy": "chatty"}, "Unknown strategy 'chatty': choose one of zero-shot, .*paper"),
         ({"num_generations": 1}, "num_generations \\(the group size\\) must be at least 2"),
         ({"traj_gamma": 1.5}, "traj_gamma is a discount: it must lie in \\[0, 1\\]"),
         ({"step_gamma": -0.1}, "step_gamma is a discount"),
         ({"omega": -1.0}, "omega weights GiGPO's step term"),
-        ({"memory": "everything"}, "Unknown memory 'everything'"),
+        ({"trial": {"memory": "everything"}}, "memory must be one of"),
+        ({"trial": {"episodes": 3}}, "trial: unknown trial setting 'episodes'"),
+        ({"trial": [3]}, "trial must be a mapping of trial settings"),
         ({"statistics": "group"}, "Unknown statistics 'group'"),
         ({"scale_advantages": "std"}, "Unknown scale_advantages 'std'"),
         ({"invalid_action_penalty": -1.0}, "give a value >= 0"),
-        ({"num_episodes": 0}, "num_episodes must be at least 1"),
+        ({"trial": {"num_episodes": 0}}, "num_episodes must be an int >= 1"),
+        ({"traj_gamma": "abc"}, "traj_gamma takes a number, not 'abc'"),
+        ({"max_turns": 2.5}, "max_turns takes an integer, not 2.5"),
+        ({"keep_best": "yes"}, "keep_best takes true or false, not 'yes'"),
         ({"answer_template": "<action></action>"}, "must contain '\\{action\\}'"),
-        ({"env_kwargs": "seat=first"}, "env_kwargs must be a mapping"),
+        ({"env_kwargs": "seat=first"}, "env_kwargs takes a mapping, not 'seat=first'"),
         ({"move_entropy_bonus": -0.1}, "move_entropy_bonus is a bonus weight"),
         ({"action_choice": "legal", "entropy_coef": 0.3}, "rename entropy_coef to move_entropy"),
         ({"action_choice": "legal", "use_adaptive_entropy": True}, "whole vocabulary"),
+        ({"estimator": "rloo", "scale_advantages": "group"}, "RLOO's leave-one-out advantage"),
+        ({"temperature": 0.0}, "temperature divides the logits"),  # TRL's loss: 1 / 0
+        ({"temperature": -1.0}, "give a value > 0, not -1.0"),
     ],
 )
 def test_bad_settings_are_refused_with_the_reason(tmp_path, kwargs, reason):

@@ -22,8 +22,7 @@ def config(tmp_path, choice, **overrides):
         estimator="grpo",
         env_kwargs={"seat": "first", "max_invalid_actions": 1},
         opponent="aggressive",
-        num_episodes=1,
-        reflection=False,
+        trial={"num_episodes": 1, "reflection": False},
         invalid_action_penalty=1.0,
         strategy="terse",
         num_generations=4,
@@ -115,3 +114,35 @@ def test_a_killed_and_resumed_run_ends_with_the_weights_of_an_uninterrupted_one(
     resumed = train(tmp_path / "killed", choice, resume=True, **settings)
     assert resumed.state.global_step == 4
     assert resumed.sampled == whole.sampled[2:] and same_weights(whole, resumed)
+
+
+def test_each_generation_of_an_accumulated_step_samples_from_its_own_stream(tmp_path, monkeypatch):
+    # gradient accumulation over two generations a step: the second must not replay the first's
+    # random draws (the same stream would sample the same moves wherever the tasks allow)
+    from mage_agents.training import trainer as trainer_module
+
+    seeds = []
+    stream_seed = trainer_module.stream_seed
+    monkeypatch.setattr(
+        trainer_module, "stream_seed", lambda *path: seeds.append(stream_seed(*path)) or seeds[-1]
+    )
+    run = train(
+        tmp_path, "legal", max_steps=2, gradient_accumulation_steps=2, steps_per_generation=1
+    )
+    assert run.state.global_step == 2 and len(run.sampled) == 4
+    assert len(seeds) == 4 and len(set(seeds)) == 4  # two steps, two generations each
+
+
+def test_a_run_resumed_between_two_generations_ends_with_the_uninterrupted_weights(tmp_path):
+    # steps_per_generation 2: one generation trains two steps; checkpoint-3 falls between the
+    # second generation's steps, so the resumed step 4 must train on the rest of that generation
+    settings = dict(
+        save_strategy="steps", save_steps=3, max_steps=4, steps_per_generation=2, num_tasks=64
+    )
+    whole = train(tmp_path / "whole", "legal", **settings)
+    assert len(whole.sampled) == 2
+    with pytest.raises(Killed):
+        train(tmp_path / "killed", "legal", callbacks=[KillAt(3)], **settings)
+    resumed = train(tmp_path / "killed", "legal", resume=True, **settings)
+    assert resumed.state.global_step == 4
+    assert resumed.sampled == [] and same_weights(whole, resumed)

@@ -69,7 +69,7 @@ def play(rank, group, tokenizer, aligned, trials, episodes, results):
         "mage/KuhnPoker-v0",
         list(range(10 * rank, 10 * rank + trials)),
         2,
-        num_episodes=episodes,
+        trial={"num_episodes": episodes},
         env_kwargs={"max_invalid_actions": 2},
         seed=rank,
     )

@@ -9,11 +9,10 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from mage_agents.advantages import estimate  # noqa: E402
+from mage_agents.advantages import config_settings, estimate  # noqa: E402
 from mage_agents.base import Reply  # noqa: E402
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
-from mage_agents.training.estimate import _settings  # noqa: E402
 from mage_agents.training.trainer import task_dataset  # noqa: E402
 
 J_SEED = 0  # deals the learner (first seat) a Jack: a bet wins 1 vs always-pass, a check loses 1
@@ -25,8 +24,7 @@ def tiny_config(tmp_path, **overrides):
         estimator="grpo",
         env_kwargs={"seat": "first", "max_invalid_actions": 1},
         opponent="always-pass",
-        num_episodes=1,
-        reflection=False,
+        trial={"num_episodes": 1, "reflection": False},
         num_generations=4,
         per_device_train_batch_size=4,
         max_completion_length=4,
@@ -40,7 +38,8 @@ def tiny_config(tmp_path, **overrides):
         save_strategy="no",
         seed=0,
     )
-    settings.update(overrides)
+    trial = {**settings["trial"], **overrides.pop("trial", {})}  # a test changes what it names
+    settings.update(overrides, trial=trial)
     return MetaRLConfig(**settings)
 
 
@@ -99,7 +98,9 @@ TWO_EPISODES = [  # call -> the answer of each of the 4 trials (all stay in lock
 def test_every_model_turn_is_a_row_with_the_estimators_advantage(tmp_path, tiny, estimator):
     model, tokenizer = tiny
     config = tiny_config(
-        tmp_path, estimator=estimator, num_episodes=2, reflection=True, stop_on_success=False
+        tmp_path,
+        estimator=estimator,
+        trial={"num_episodes": 2, "reflection": True, "stop_on_success": False},
     )
     trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
     batch, played = scripted_step(trainer, TWO_EPISODES, [J_SEED] * 4)
@@ -110,7 +111,7 @@ def test_every_model_turn_is_a_row_with_the_estimators_advantage(tmp_path, tiny,
         [1.0, -1.0],
     ]
     assert [t.phase for t in played[0].turns] == ["play", "reflect", "play"]
-    expected = np.concatenate(estimate(estimator, played, **_settings(config)))
+    expected = np.concatenate(estimate(estimator, played, **config_settings(estimator, config)))
     assert batch["advantages"].tolist() == pytest.approx(expected.tolist())
     assert batch["advantages"].shape == (12,)
     first = tokenizer.decode(batch["completion_ids"][0][batch["completion_mask"][0].bool()])
@@ -122,7 +123,9 @@ def test_every_model_turn_is_a_row_with_the_estimators_advantage(tmp_path, tiny,
 def test_grpo_advantages_match_the_hand_computed_ones(tmp_path, tiny):
     model, tokenizer = tiny
     config = tiny_config(
-        tmp_path, num_episodes=2, reflection=True, stop_on_success=False, statistics="trajectory"
+        tmp_path,
+        trial={"num_episodes": 2, "reflection": True, "stop_on_success": False},
+        statistics="trajectory",
     )
     trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
     batch, _ = scripted_step(trainer, TWO_EPISODES, [J_SEED] * 4)
@@ -181,6 +184,14 @@ def test_a_kl_reference_for_a_model_built_in_code_is_asked_for(tmp_path, tiny):
 def test_models_are_only_read_from_local_directories(tmp_path):
     with pytest.raises(ValueError, match="not a local model directory"):
         MetaRLTrainer("Qwen/Qwen3-4B", tiny_config(tmp_path))
+
+
+def test_a_model_directory_given_as_a_path_loads_with_its_kl_reference(tmp_path, tiny):
+    model, tokenizer = tiny
+    model.save_pretrained(tmp_path / "model")
+    tokenizer.save_pretrained(tmp_path / "model")
+    trainer = MetaRLTrainer(tmp_path / "model", tiny_config(tmp_path / "run", beta=0.1))
+    assert trainer.ref_model is not None and trainer.processing_class is not None
 
 
 def test_rows_of_different_tasks_in_one_group_are_refused(tmp_path, tiny):
@@ -303,7 +314,7 @@ def test_the_exact_kuhn_evaluation_reads_the_prompts_training_plays(tmp_path, ti
     config = tiny_config(
         tmp_path,
         opponent="aggressive",
-        trial_kwargs={"templates": "mage"},
+        trial={"templates": "mage"},
         evaluation_tasks=1,
         temperature=0.7,
     )
@@ -332,7 +343,7 @@ def test_the_exact_kuhn_evaluation_covers_both_seats_when_training_rotates_them(
     from mage_agents.training import evaluation
 
     model, tokenizer = tiny
-    config = tiny_config(tmp_path, trial_kwargs={"seat_rotation": "trial"}, evaluation_tasks=1)
+    config = tiny_config(tmp_path, trial={"seat_rotation": "trial"}, evaluation_tasks=1)
     trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
     asked = []
     monkeypatch.setattr(

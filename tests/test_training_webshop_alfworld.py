@@ -54,24 +54,24 @@ def _config(name, tmp_path):
 def test_the_paper_configs_hold_the_published_numbers(name, tmp_path):
     settings, config = _config(name, tmp_path)
     estimator, attempts, group, trials, turns, model_turns, thinking, history = PUBLISHED[name]
-    assert (config.estimator, config.num_episodes, config.num_generations) == (
+    trial = config.trial
+    assert (config.estimator, trial.num_episodes, config.num_generations) == (
         estimator,
         attempts,
         group,
     )
     assert config.per_device_train_batch_size * config.steps_per_generation == trials
     assert config.env_kwargs["max_steps"] == turns and config.max_turns == model_turns
-    assert config.max_turns == attempts * turns + (attempts - 1) * config.reflection
+    assert config.max_turns == attempts * turns + (attempts - 1) * trial.reflection
     assert config.chat_template_kwargs == {"enable_thinking": thinking}
-    assert config.trial_kwargs["history_steps"] == history
-    assert config.trial_kwargs["max_reflection_chars"] == 2000
+    assert trial.history_steps == history and trial.max_reflection_chars == 2000
     assert (config.step_gamma, config.traj_gamma, config.omega) == (0.95, 0.6, 1.0)
     assert (config.learning_rate, config.beta, config.max_completion_length) == (1e-6, 0.0, 1024)
-    assert config.reflection == (attempts > 1) and config.memory == "reflection_only"
-    assert config.same_task and config.stop_on_success
+    assert trial.reflection == (attempts > 1) and trial.memory == "reflection_only"
+    assert trial.same_task and trial.stop_on_success
     if estimator == "mage":  # single-player: no opponents to normalise by
         assert config.differential_reward and not config.opponent_normalization
-    assert settings["model"] == "models/Qwen3-4B" and "templates" not in config.trial_kwargs
+    assert settings["model"] == "models/Qwen3-4B" and "templates" not in trial.non_defaults()
 
 
 @pytest.mark.parametrize("name", sorted(PUBLISHED))

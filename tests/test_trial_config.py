@@ -45,9 +45,11 @@ def test_the_wrapper_takes_a_ready_config_or_the_same_settings_one_by_one():
     assert ready.reset(seed=4) == loose.reset(seed=4)
 
 
-def test_a_misspelt_setting_is_an_error_that_lists_the_settings():
-    with pytest.raises(TypeError, match="unknown settings \\['num_episode'\\].*same_task"):
+def test_a_misspelt_setting_is_an_error_that_names_it():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'num_episode'"):
         MetaEpisodeWrapper(gym.make("FrozenLake-v1"), num_episode=2)
+    with pytest.raises(ValueError, match="unknown trial setting 'num_episode'; .*same_task"):
+        TrialConfig.from_mapping({"num_episode": 2})
 
 
 def test_conversion_settings_belong_to_the_converter():

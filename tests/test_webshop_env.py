@@ -313,6 +313,13 @@ def test_a_bad_file_is_a_clear_error(data):
         make(data)
 
 
+def test_num_products_must_be_a_positive_count(data):
+    assert len(make(data, num_products=2).unwrapped.catalogue.products) == 2
+    for bad in (-1, 0, 1.5, True):  # -1 kept all but the last product, silently
+        with pytest.raises(ValueError, match="num_products must be None or a positive"):
+            make(data, num_products=bad)
+
+
 def test_the_done_page_prints_the_score_as_webshop_does(data):
     # WebShop's done page renders the reward float as Python prints it: "1.0", "0.8333333333333334"
     env = make(data)

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import time
 from pathlib import Path
 from typing import Any
@@ -48,8 +47,7 @@ _ROBUST_BASE = {
     "env_id": "mage/KuhnPoker-v0",
     "env_kwargs": {"seat": "first", "max_invalid_actions": 2},
     "opponent": "aggressive",
-    "num_episodes": 1,
-    "reflection": False,
+    "trial": {"num_episodes": 1, "reflection": False},
     "invalid_action_penalty": 1.0,
     "num_generations": 8,
     "per_device_train_batch_size": 64,
@@ -64,10 +62,13 @@ _SIGNATURE_BASE = {
     **SMALL_MODEL,
     "estimator": "mage",
     "opponent": "mage-kuhn-train",
-    "num_episodes": 3,
-    "same_task": True,
-    "stop_on_success": False,
-    "memory": "history_only",
+    "trial": {
+        "num_episodes": 3,
+        "reflection": False,
+        "same_task": True,
+        "stop_on_success": False,
+        "memory": "history_only",
+    },
     "per_device_train_batch_size": 32,  # 4 deals x 8 trials: a 3-episode step is ~6x a hand's
 }
 
@@ -79,12 +80,16 @@ _MINES_BASE = {
     # a mine costs 0.1 (LaMer) so the memory marks the losing move with a negative reward
     "env_kwargs": {"height": 4, "width": 4, "num_mines": 2, "max_steps": 4, "mine_reward": -0.1},
     "opponent": None,
-    "num_episodes": 3,
-    "same_task": True,
-    "stop_on_success": True,
-    "memory": "history_only",
-    # an attempt's moves and rewards, not its last board: the longest prompt is 325 tokens, not 641
-    "trial_kwargs": {"templates": {"final_observation": "End of the attempt."}},
+    "trial": {
+        "num_episodes": 3,
+        "reflection": False,
+        "same_task": True,
+        "stop_on_success": True,
+        "memory": "history_only",
+        # an attempt's moves and rewards, not its last board: the longest prompt is 325 tokens,
+        # not 641
+        "templates": {"final_observation": "End of the attempt."},
+    },
     "traj_gamma": 0.6,
     "per_device_train_batch_size": 32,  # 4 boards x 8 trials
     "tokenizer_pages": 3,  # the tokenizer also learns from pages of 3-attempt trials
@@ -118,7 +123,7 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
         "grpo": {
             **_MINES_BASE,
             "estimator": "grpo",
-            "num_episodes": 1,
+            "trial": {**_MINES_BASE["trial"], "num_episodes": 1},
             "num_generations": 24,
             "per_device_train_batch_size": 96,  # 4 boards x 24 single attempts
         },
@@ -126,9 +131,6 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
     },
 }
 """Part -> variant name -> MetaRLConfig settings."""
-
-TARGET_SHARE = 0.8
-BEST_RESPONSE = 1.0 / 3.0  # aggressive style, learner first (mage_envs.bounds)
 
 
 def parse_seeds(text: str) -> list[int]:
@@ -147,12 +149,6 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
-def cpu_seconds() -> float:
-    """Process CPU time (user + system) of this process so far."""
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def env_pages(settings: dict[str, Any], num_episodes: int, trials: int = 4) -> list[str]:
     """Return the observations of a few seeded random-legal trials of the settings' env.
 
@@ -164,15 +160,11 @@ def env_pages(settings: dict[str, Any], num_episodes: int, trials: int = 4) -> l
     import random
 
     import mage_envs
+    from mage_envs.meta import TrialConfig
 
-    trial = {k: settings[k] for k in ("same_task", "stop_on_success", "memory") if k in settings}
+    trial = {**settings.get("trial", {}), "num_episodes": num_episodes, "reflection": False}
     env = mage_envs.make_trial(
-        settings["env_id"],
-        num_episodes=num_episodes,
-        reflection=False,
-        **trial,
-        **settings.get("trial_kwargs", {}),
-        **settings.get("env_kwargs", {}),
+        settings["env_id"], config=TrialConfig.from_mapping(trial), **settings.get("env_kwargs", {})
     )
     pages, rng = [], random.Random(0)
     try:

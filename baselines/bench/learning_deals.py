@@ -25,7 +25,7 @@ PLANS = (("check", "fold"), ("check", "call"), ("bet",))
 def plan_returns(style: str) -> dict[str, dict[tuple[str, ...], float]]:
     """Return, per deal (``"QK"``: learner Q, opponent K), the return of each plan vs ``style``."""
     import mage_envs
-    from baselines.bench.learning_eval import DEALS, deal_seeds
+    from baselines.bench.learning_common import DEALS, deal_seeds
 
     env = mage_envs.make_trial("mage/KuhnPoker-v0", num_episodes=1, opponent=style, seat="first")
     table: dict[str, dict[tuple[str, ...], float]] = {}

@@ -9,41 +9,21 @@ playing each of the six deals once gives the exact expected return of every epis
 from __future__ import annotations
 
 import time
-from functools import cache
 from typing import Any
 
 from transformers import TrainerCallback
 
-from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE, cpu_seconds
+from baselines.bench.learning_common import (
+    BEST_RESPONSE,
+    DEALS,
+    STYLES,
+    TARGET_SHARE,
+    cpu_seconds,
+    deal_seeds,
+    play_scored,
+)
 
 __all__ = ["DEALS", "ScoreCallback", "deal_seeds", "episode_returns", "exact_value"]
-
-STYLES = ("conservative", "aggressive", "balanced")
-DEALS = ("JQ", "JK", "QJ", "QK", "KJ", "KQ")
-"""The six deals, learner's card first, in :func:`deal_seeds` order."""
-
-
-@cache
-def deal_seeds(env_id: str = "mage/KuhnPoker-v0") -> tuple[int, ...]:
-    """Return one task seed per Kuhn deal (six), the first seed that deals it.
-
-    Example:
-        >>> len(deal_seeds())
-        6
-    """
-    import mage_envs
-
-    env = mage_envs.make_trial(env_id, num_episodes=1, opponent="aggressive")
-    found: dict[tuple[int, ...], int] = {}
-    try:
-        for seed in range(1000):
-            env.reset(seed=seed)
-            found.setdefault(tuple(env.unwrapped.state.history()[:2]), seed)
-            if len(found) == 6:
-                break
-    finally:
-        env.close()
-    return tuple(found[deal] for deal in sorted(found))
 
 
 def exact_value(
@@ -65,46 +45,6 @@ def exact_value(
     return value, {state: round(list(probs.values())[-1], 3) for state, probs in table.items()}
 
 
-def play_scored(
-    trainer: Any, cases: list[tuple[str | None, int]], num_episodes: int, stop_on_success: bool
-) -> list:
-    """Play one scoring trial per ``(opponent, task seed)`` with the greedy policy, in order.
-
-    The trials have the trainer's own trial settings (memory, templates, ...) but
-    ``num_episodes`` and ``stop_on_success`` of the score; the model is in eval mode meanwhile.
-    Free turns (reflections) sample from the run's own scoring stream, so scoring never changes
-    what training draws.
-    """
-    from mage_agents.rollout import TrialPlan, collect
-    from mage_agents.training.streams import random_stream, stream_seed
-
-    args = trainer.args
-    trial_kwargs = {**trainer.trial_settings(), "stop_on_success": stop_on_success}
-    plans = [
-        TrialPlan(
-            trial_id=f"score|{opponent}|{seed}",
-            group_id=f"score|{opponent}|{seed}",
-            env_id=args.env_id,
-            task_seed=seed,
-            seed=seed,
-            opponent=opponent,
-            num_episodes=num_episodes,
-            env_kwargs=dict(args.env_kwargs),
-            trial_kwargs=trial_kwargs,
-        )
-        for opponent, seed in cases
-    ]
-    backend, was_training = trainer.backend, trainer.model.training
-    trainer.model.eval()
-    backend.greedy = True
-    try:
-        with random_stream(stream_seed(args.seed, "scoring")):
-            return collect(plans, trainer.new_agent, batch_size=len(plans))
-    finally:
-        backend.greedy = False
-        trainer.model.train(was_training)
-
-
 def episode_returns(
     trainer: Any, opponents: tuple[str, ...] = STYLES
 ) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
@@ -116,7 +56,8 @@ def episode_returns(
     """
     args = trainer.args
     cases = [(opponent, seed) for opponent in opponents for seed in deal_seeds(args.env_id)]
-    trajectories = play_scored(trainer, cases, args.num_episodes, stop_on_success=False)
+    episodes = args.trial.num_episodes
+    trajectories = play_scored(trainer, cases, episodes, stop_on_success=False)
     result: dict[str, list[float]] = {}
     deals: dict[str, dict[str, list[float]]] = {}
     for opponent in opponents:
@@ -125,7 +66,7 @@ def episode_returns(
             for t in trajectories
             if f"|{opponent}|" in t.trial_id
         ]
-        result[opponent] = [sum(r[k] for r in rows) / len(rows) for k in range(args.num_episodes)]
+        result[opponent] = [sum(r[k] for r in rows) / len(rows) for k in range(episodes)]
         deals[opponent] = dict(zip(DEALS, rows, strict=True))
     return result, deals
 

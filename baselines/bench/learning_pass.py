@@ -17,13 +17,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from baselines.bench.learning_common import ATTEMPTS, EVAL_SEEDS, play_scored
+
 __all__ = ["EVAL_SEEDS", "ATTEMPTS", "pass_scores", "mine_repeats"]
-
-EVAL_SEEDS = tuple(range(100_000, 100_064))
-"""The 64 held-out board seeds (training draws seeds from 0)."""
-
-ATTEMPTS = 3
-"""Attempts per scored trial (LaMer's N)."""
 
 
 def mine_repeats(trajectory: Any) -> tuple[int, int]:
@@ -51,8 +47,6 @@ def mine_repeats(trajectory: Any) -> tuple[int, int]:
 
 def pass_scores(trainer: Any, seeds: tuple[int, ...] = EVAL_SEEDS) -> dict[str, Any]:
     """Return the greedy policy's pass@1..3 over ``seeds`` and its ``mine_repeats`` share."""
-    from baselines.bench.learning_eval import play_scored
-
     cases = [(trainer.args.opponent, seed) for seed in seeds]
     trajectories = play_scored(trainer, cases, ATTEMPTS, stop_on_success=True)
     passes = [t.result.pass_at_k for t in trajectories]

@@ -3,33 +3,19 @@
 from __future__ import annotations
 
 import json
-import math
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from baselines.bench.learning import BEST_RESPONSE, TARGET_SHARE
+from baselines.bench.learning_common import (
+    BEST_RESPONSE,
+    TARGET_SHARE,
+    interval95,
+    panel_row,
+    plot_pairs,
+    save_figure,
+)
 
 __all__ = ["interval95", "load_records", "plot_pairs", "point_at", "report"]
-
-# two-sided 95% Student t quantiles by degrees of freedom (scipy is not a dependency)
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
-
-
-def interval95(values: Sequence[float]) -> tuple[float, float]:
-    """Return the mean and the half-width of its 95% Student t interval (0 for one value).
-
-    Example:
-        >>> mean, half = interval95([1.0, 2.0, 3.0])
-        >>> round(mean, 3), round(half, 3)
-        (2.0, 2.484)
-    """
-    n = len(values)
-    mean = sum(values) / n
-    if n < 2:
-        return mean, 0.0
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
-    return mean, _T95.get(n - 1, 1.96) * sd / math.sqrt(n)
 
 
 def load_records(out: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:
@@ -76,36 +62,9 @@ def _robustness(variants: dict[str, list[dict]], figures: Path) -> list[str]:
     return lines
 
 
-def _pyplot() -> Any:
-    """Return pyplot on the file-only Agg backend (imported when a report draws)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def _panel_row(
-    count: int, width: float, height: float = 2.8, sharex: bool = True
-) -> tuple[Any, list]:
-    """Return a figure of ``count`` panels in a row (``width`` inches each, one y axis)."""
-    fig, axes = _pyplot().subplots(
-        1, count, figsize=(width * count, height), sharex=sharex, sharey=True
-    )
-    return fig, [axes] if count == 1 else list(axes)
-
-
-def _save(fig: Any, path: Path) -> None:
-    """Write ``fig`` to ``path`` (its folder made if needed) and free it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=80)
-    _pyplot().close(fig)
-
-
 def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float) -> None:
     names = sorted(variants)
-    fig, axes = _panel_row(len(names), 3.2)
+    fig, axes = panel_row(len(names), 3.2)
     for ax, name in zip(axes, names, strict=True):
         for run in variants[name]:
             curve = run["curve"]
@@ -116,7 +75,7 @@ def _plot_robustness(variants: dict[str, list[dict]], path: Path, target: float)
         ax.set_xlabel("process CPU s")
     axes[0].set_ylabel("exact value of greedy policy")
     fig.tight_layout()
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def point_at(run: dict[str, Any], step: int) -> dict[str, Any]:
@@ -227,40 +186,10 @@ def _style_mean(returns: dict[str, list[float]], episode: int) -> float:
     return sum(r[episode] for r in returns.values()) / len(returns)
 
 
-def plot_pairs(
-    variants: dict[str, list[dict]],
-    path: Path,
-    lines: tuple[Callable[[dict], float], Callable[[dict], float]],
-    names: tuple[str, str],
-    ylabel: str,
-) -> None:
-    """Draw one panel per variant: per run, two figures of its scores against the step.
-
-    Args:
-        variants: Variant name -> run records.
-        path: The PNG written.
-        lines: The figure drawn solid and the one drawn dotted, each from a score point.
-        names: Their names in the panel titles.
-        ylabel: The y axis label.
-    """
-    order = sorted(variants)
-    fig, axes = _panel_row(len(order), 3.6)
-    for ax, name in zip(axes, order, strict=True):
-        for k, run in enumerate(variants[name]):
-            steps = [p["step"] for p in run["curve"]]
-            ax.plot(steps, [lines[0](p) for p in run["curve"]], color=f"C{k}")
-            ax.plot(steps, [lines[1](p) for p in run["curve"]], color=f"C{k}", ls=":")
-        ax.set_title(f"{name}: {names[0]} (solid), {names[1]} (dotted)", fontsize=8)
-        ax.set_xlabel("optimizer step")
-    axes[0].set_ylabel(ylabel)
-    fig.tight_layout()
-    _save(fig, path)
-
-
 def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
     names = sorted(bars)
     opponents = list(next(iter(bars.values())))
-    fig, axes = _panel_row(len(opponents), 3.6, height=3, sharex=False)
+    fig, axes = panel_row(len(opponents), 3.6, height=3, sharex=False)
     for ax, opponent in zip(axes, opponents, strict=True):
         for k, name in enumerate(names):
             f, fh, g, gh = bars[name][opponent]
@@ -276,7 +205,7 @@ def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
     ]
     axes[0].set_ylim(min(means) - 0.3, max(means) + 0.3)
     fig.tight_layout()
-    _save(fig, path)
+    save_figure(fig, path)
 
 
 def report(out: Path, figures: Path) -> str:

@@ -6,8 +6,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from baselines.bench.learning_pass import ATTEMPTS, EVAL_SEEDS
-from baselines.bench.learning_report import interval95, plot_pairs
+from baselines.bench.learning_common import ATTEMPTS, EVAL_SEEDS, interval95, plot_pairs
 
 __all__ = ["minesweeper", "random_reference", "late_scores"]
 

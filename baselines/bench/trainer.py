@@ -91,8 +91,8 @@ def _bare_step(
 ) -> int:
     backend = _BareBackend(model, tokenizer, tokens)
     plans = plan_groups(ENV, list(range(step * 100, step * 100 + trials // GROUP)), GROUP,
-                        opponent="aggressive", num_episodes=1, env_kwargs=ENV_KWARGS,
-                        trial_kwargs={"reflection": False, "invalid_action_penalty": 1.0},
+                        opponent="aggressive", trial={"num_episodes": 1, "reflection": False},
+                        env_kwargs={**ENV_KWARGS, "invalid_action_penalty": 1.0},
                         seed=step)  # fmt: skip
     model.eval()
     start = time.perf_counter()
@@ -170,8 +170,7 @@ def trainer_steps(steps: int, trials: int, tokens: int) -> dict[str, list[float]
             env_id=ENV,
             env_kwargs=ENV_KWARGS,
             opponent="aggressive",
-            num_episodes=1,
-            reflection=False,
+            trial={"num_episodes": 1, "reflection": False},
             invalid_action_penalty=1.0,
             num_generations=GROUP,
             per_device_train_batch_size=trials,

@@ -10,8 +10,9 @@ disk) and the config's settings (LoRA, bf16, gradient checkpointing, the vLLM co
 the tiny model built in code (here 4 layers, hidden 256: activations well above the noise of a
 Python process), one training step of a fixed batch (128 rows of 250 prompt and 6 completion
 tokens) runs at three budgets, each in a fresh process; the growth of its peak resident memory
-(``ru_maxrss`` after the step, minus the resident memory before it) is compared with the growth
-the model predicts between the budgets (float32 on a CPU: no vLLM, no runtime allowance).
+(``VmHWM`` after the step, reset just before it, minus the resident memory then) is compared
+with the growth the model predicts between the budgets (float32 on a CPU: no vLLM, no runtime
+allowance).
 
 Run: ``python -m baselines.bench trainer --memory lamer_sokoban_qwen3_4b``.
 """
@@ -19,7 +20,6 @@ Run: ``python -m baselines.bench trainer --memory lamer_sokoban_qwen3_4b``.
 from __future__ import annotations
 
 import json
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -75,8 +75,7 @@ def measured_step(budget: int, rows: int = ROWS) -> dict[str, float]:
         config = MetaRLConfig(
             output_dir=out,
             estimator="grpo",
-            num_episodes=1,
-            reflection=False,
+            trial={"num_episodes": 1, "reflection": False},
             num_generations=2,
             per_device_train_batch_size=2,
             max_steps=1,
@@ -89,17 +88,24 @@ def measured_step(budget: int, rows: int = ROWS) -> dict[str, float]:
         )
         trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
         trainer._generate_and_score_completions = lambda inputs: dict(batch)
-        before = _resident()
+        _reset_peak()  # the peak of building the model and the batch is not the step's
+        before = _status_bytes("VmRSS")
         trainer.train()
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    peak = _status_bytes("VmHWM")
     return {"budget": budget, "growth": peak - before, "peak": peak}
 
 
-def _resident() -> float:
-    pages = int(Path("/proc/self/statm").read_text().split()[1])
-    import os
+def _reset_peak() -> None:
+    """Reset this process's peak resident memory (``VmHWM``) to its current one (Linux)."""
+    Path("/proc/self/clear_refs").write_text("5")
 
-    return pages * os.sysconf("SC_PAGE_SIZE")
+
+def _status_bytes(key: str) -> float:
+    """A memory figure of ``/proc/self/status`` (``VmRSS``, ``VmHWM``), in bytes."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{key}:"):
+            return float(line.split()[1]) * 1024  # kB
+    raise OSError(f"/proc/self/status has no {key}: the memory check needs Linux.")
 
 
 def predicted_activations(budget: int) -> float:

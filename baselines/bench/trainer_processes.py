@@ -80,14 +80,19 @@ def capture(name: str, out: Path, trials: int) -> None:
                 gradient[key] = p.grad.detach().clone()
 
     trainer = MetaRLTrainer(model, config, processing_class=tokenizer, callbacks=[Gradient()])
-    rows, played = [], []
+    rows, played, planned = [], [], []
     make_row, play = trainer._row, trainer.play
     trainer._row = lambda turn, value: rows.append(make_row(turn, value)) or rows[-1]
-    trainer.play = lambda plans: played.extend(play(plans)) or played[-len(plans) :]
+    trainer.play = lambda plans: (
+        planned.extend(plans) or played.extend(play(plans)) or played[-len(plans) :]
+    )
     trainer.train()
     samples = dict(getattr(trainer.backend, "samples", {}))
+    trials = [(p.env_id, p.task_seed, p.seed, p.opponent) for p in planned]
     with open(out / f"process-{process}.pkl", "wb") as file:
-        pickle.dump({"rows": rows, "trajectories": played, "samples": samples}, file)
+        pickle.dump(
+            {"rows": rows, "trajectories": played, "samples": samples, "trials": trials}, file
+        )
     if process == 0:
         torch.save(gradient, out / "gradient.pt")
         (out / "launch.json").write_text(json.dumps({"processes": config.world_size}))
@@ -103,7 +108,6 @@ def compare(name: str, out: Path, trials: int) -> dict[str, float]:
     from baselines.train import build_config, load_model
     from mage_agents.training import MetaRLTrainer
     from mage_agents.training.batch import turn_batch
-    from mage_agents.training.estimate import turn_advantages
 
     torch.set_num_threads(1)
     processes = json.loads((out / "launch.json").read_text())["processes"]
@@ -115,11 +119,17 @@ def compare(name: str, out: Path, trials: int) -> dict[str, float]:
     trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
     trajectories = [t for part in parts for t in part["trajectories"]]
     rows = [r for part in parts for r in part["rows"]]
-    advantages = turn_advantages(config, trajectories)
+    advantages = trainer.advantages(trajectories)
     if hasattr(trainer.backend, "samples"):
         for part in parts:
             trainer.backend.samples.update(part["samples"])
         advantages = trainer.backend.adjust(trajectories, advantages)
+    one = trainer.plan(
+        [t[1] for part in parts for t in part["trials"]], config.num_generations, "train0|p0"
+    )
+    same = [(p.env_id, p.task_seed, p.seed, p.opponent) for p in one] == [
+        t for part in parts for t in part["trials"]
+    ]
     mine = torch.tensor([float(a) for values in advantages for a in values])
     theirs = torch.tensor([r.advantage for r in rows])
     batch = turn_batch(rows, tokenizer.pad_token_id, 1)
@@ -131,6 +141,7 @@ def compare(name: str, out: Path, trials: int) -> dict[str, float]:
     size = sum(float(p.grad.norm()) ** 2 for p in model.parameters())
     return {
         "processes": float(processes),
+        "same_trials": float(same),
         "trials": float(len(trajectories)),
         "rows": float(len(rows)),
         "advantage_difference": float((mine - theirs).abs().max() / theirs.abs().max()),
@@ -253,6 +264,7 @@ def main(argv: list[str]) -> None:
             f"{args.config}: one step, {int(result['trials'])} trials, {int(result['rows'])} "
             f"rows, on {args.processes} processes vs one process on the same rows:"
         )
+        print(f"  trials planned: {'the same' if result['same_trials'] else 'DIFFERENT'}")
         print(f"  advantages: largest difference {result['advantage_difference']:.2e} (relative)")
         print(
             f"  gradient: |g_N - g_1| / |g_1| = {result['gradient_difference']:.2e} "

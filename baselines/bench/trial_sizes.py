@@ -2,7 +2,7 @@
 
 Each model turn of a trial (a move or a reflection) is one sample row of the step, with its
 prompt. For a training config, trials are played through the trial settings the trainer uses
-(``MetaRLTrainer.trial_settings``: memory, history window, reflections, stop on success) by a
+(the config's ``trial``: memory, history window, reflections, stop on success) by a
 random-legal agent, and each turn's prompt is built by the config's prompting strategy as a model
 would see it. A random agent rarely wins, so its trials run to the turn limits: the figures are
 near the most a step can hold, the sizes to plan memory and speed for.

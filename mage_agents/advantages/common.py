@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["STATS", "Rows", "normalise", "ids", "check_choice"]
+__all__ = ["STATS", "Rows", "normalise", "ids", "check_choice", "centring_mode"]
 
 STATS = ("turn", "trajectory")
 """The two ways to weigh rows in a group's statistics."""
@@ -30,6 +30,15 @@ def check_choice(name: str, value: Any, choices: Sequence[Any]) -> None:
     """Raise a clear error if ``value`` is not one of ``choices``."""
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, not {value!r}.")
+
+
+def centring_mode(config: Any) -> str:
+    """The two-term estimators' ``mode`` under a training config's ``scale_advantages``.
+
+    ``"group"`` divides by the group std (``"mean_std_norm"``); the published default, ``"none"``
+    and ``"batch"`` (rescaled later, over the whole batch) only centre (``"mean_norm"``).
+    """
+    return "mean_std_norm" if config.scale_advantages == "group" else "mean_norm"
 
 
 def ids(keys: Sequence[Hashable]) -> np.ndarray:

@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from mage_agents.advantages.common import Rows, check_choice, normalise
+from mage_agents.advantages.common import Rows, centring_mode, check_choice, normalise
 from mage_agents.advantages.returns import discounted_returns, trial_scores
 
-__all__ = ["gigpo", "two_term_advantages", "MODES"]
+__all__ = ["gigpo", "gigpo_settings", "two_term_advantages", "MODES"]
 
 MODES = ("mean_norm", "mean_std_norm")
 """GiGPO's normalisation modes."""
@@ -116,3 +116,14 @@ def gigpo(
         rows, scores, step_returns, rows.group, omega=omega, mode=mode, stats=stats, eps=eps
     )
     return rows.split(advantages)
+
+
+def gigpo_settings(config: Any) -> dict[str, Any]:
+    """GiGPO's settings from a training config: the step discount, omega, scaling, statistics."""
+    mode = centring_mode(config)
+    return {
+        "gamma": config.step_gamma,
+        "omega": config.omega,
+        "mode": mode,
+        "stats": config.statistics,
+    }

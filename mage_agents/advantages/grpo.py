@@ -30,7 +30,7 @@ import numpy as np
 from mage_agents.advantages.common import Rows, normalise
 from mage_agents.advantages.returns import trial_scores
 
-__all__ = ["grpo"]
+__all__ = ["grpo", "grpo_settings"]
 
 
 def grpo(
@@ -58,3 +58,9 @@ def grpo(
     weights = rows.weights(rows.group, stats)
     advantages = normalise(scores, rows.group, weights, rows.owner, scale_std=scale_std, eps=eps)
     return rows.split(advantages)
+
+
+def grpo_settings(config: Any) -> dict[str, Any]:
+    """GRPO's settings from a training config: the group std, unless ``scale_advantages`` not."""
+    scale = config.scale_advantages in ("default", "group")
+    return {"scale_std": scale, "stats": config.statistics}

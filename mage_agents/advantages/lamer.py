@@ -49,11 +49,11 @@ from typing import Any
 
 import numpy as np
 
-from mage_agents.advantages.common import Rows, check_choice
+from mage_agents.advantages.common import Rows, centring_mode, check_choice
 from mage_agents.advantages.gigpo import two_term_advantages
 from mage_agents.advantages.returns import discounted_returns, episode_table
 
-__all__ = ["lamer", "row_scores", "REFLECTION_SCORES"]
+__all__ = ["lamer", "lamer_settings", "row_scores", "REFLECTION_SCORES"]
 
 REFLECTION_SCORES = ("next", "zero")
 """What a reflection turn scores in the episode term: the next episode's value, or 0."""
@@ -111,3 +111,14 @@ def lamer(
         rows, scores, step_returns, rows.group, omega=omega, mode=mode, stats=stats, eps=eps
     )
     return rows.split(advantages)
+
+
+def lamer_settings(config: Any) -> dict[str, Any]:
+    """LaMer's settings from a training config: both discounts, omega, scaling, statistics."""
+    return {
+        "step_gamma": config.step_gamma,
+        "traj_gamma": config.traj_gamma,
+        "omega": config.omega,
+        "mode": centring_mode(config),
+        "stats": config.statistics,
+    }

@@ -49,11 +49,11 @@ import numpy as np
 
 from mage_agents.advantages.common import Rows, ids
 from mage_agents.advantages.gigpo import two_term_advantages
-from mage_agents.advantages.lamer import row_scores
+from mage_agents.advantages.lamer import lamer_settings, row_scores
 from mage_agents.advantages.returns import discounted_returns, episode_table
 from mage_envs.meta.trial import differential_returns
 
-__all__ = ["mage", "meta_rewards", "meta_reward_rows", "opponent_keys"]
+__all__ = ["mage", "mage_settings", "meta_rewards", "meta_reward_rows", "opponent_keys"]
 
 
 def opponent_keys(rows: Rows) -> np.ndarray:
@@ -147,3 +147,12 @@ def mage(
         rows, scores, step_returns, keys, omega=omega, mode=mode, stats=stats, eps=eps
     )
     return rows.split(advantages)
+
+
+def mage_settings(config: Any) -> dict[str, Any]:
+    """MAGE's settings from a training config: LaMer's, and its two ablation switches."""
+    return {
+        **lamer_settings(config),
+        "differential": config.differential_reward,
+        "opponent_norm": config.opponent_normalization,
+    }

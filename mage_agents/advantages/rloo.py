@@ -28,7 +28,7 @@ import numpy as np
 from mage_agents.advantages.common import Rows, normalise
 from mage_agents.advantages.returns import trial_scores
 
-__all__ = ["rloo"]
+__all__ = ["rloo", "rloo_settings"]
 
 
 def rloo(
@@ -51,3 +51,8 @@ def rloo(
         scores, rows.group, weights, rows.owner, scale_std=False, leave_one_out=True
     )
     return rows.split(advantages)
+
+
+def rloo_settings(config: Any) -> dict[str, Any]:
+    """RLOO's settings from a training config (leave-one-out is its own scaling)."""
+    return {"stats": config.statistics}

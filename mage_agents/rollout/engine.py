@@ -18,9 +18,10 @@ exception in ``act`` or ``reset``) is its step, played with the empty answer, as
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field
+from itertools import chain, islice
 from typing import Any
 
 from mage_agents.base import Agent, Reply, act_batch
@@ -59,8 +60,9 @@ class BackendFailure(RuntimeError):
 def shown_move(text: str, info: dict[str, Any], accepted: bool) -> str:
     """The legal move read from ``text``, by its listed name; ``"<invalid>"`` if rejected.
 
-    An answer the env accepted through one of its aliases (``pass`` for ``check``) is shown as
-    written, normalised, since the aliases are the env's own.
+    An answer written as one of the env's aliases (``pass`` for ``check``, which the env lists in
+    ``info["action_aliases"]``) is read as the env reads it; any other answer the env accepted
+    (a free-form ``search[...]``) is shown as written, normalised.
 
     Example:
         >>> shown_move("<action>Bet</action>", {"legal_actions": ["check", "bet"]}, True)
@@ -69,7 +71,7 @@ def shown_move(text: str, info: dict[str, Any], accepted: bool) -> str:
     if not accepted:
         return INVALID_MOVE
     legal = list(info.get("legal_actions") or [])
-    index = parse_action(text, legal)
+    index = parse_action(text, legal, info.get("action_aliases"))
     return legal[index] if index is not None else normalize(extract_tagged(text))[:80]
 
 
@@ -262,7 +264,7 @@ def _start(
 
 
 def rollout(
-    trials: Sequence[Any],
+    trials: Iterable[Any],
     new_agent: Callable[[], Agent],
     *,
     batch_size: int = 1,
@@ -273,8 +275,9 @@ def rollout(
     """Play ``trials``, up to ``batch_size`` at once, yielding each trajectory when it ends.
 
     Args:
-        trials: Planned trials (:class:`~mage_agents.rollout.TrialPlan`, the runner's specs, or
-            anything with ``trial_id``, ``group_id``, ``task_seed`` and ``seed``).
+        trials: Planned trials (:class:`~mage_agents.rollout.TrialPlan`, or anything with
+            ``trial_id``, ``group_id``, ``task_seed`` and ``seed``), in any iterable: each is
+            taken when a slot frees up, so a plan that is made on demand is never held whole.
         new_agent: Builds one agent per slot; each is reset with the trial's seed before it.
         batch_size: Trials stepped together (one batched generation per step).
         make_env: Builds a trial env (a ``MetaEpisodeWrapper``) from a planned trial.
@@ -291,17 +294,20 @@ def rollout(
     Example:
         >>> from mage_agents import CallableAgent
         >>> from mage_agents.rollout import plan_groups
-        >>> plans = plan_groups("mage/KuhnPoker-v0", [0], group_size=2, num_episodes=2)
+        >>> plans = plan_groups("mage/KuhnPoker-v0", [0], group_size=2, trial={"num_episodes": 1})
         >>> first = lambda: CallableAgent(lambda obs, info: (info["legal_actions"] or ["ok"])[0])
         >>> trajectories = list(rollout(plans, first, batch_size=2))
-        >>> [(t.group_id, len(t.result.returns)) for t in trajectories]
-        [('mage/KuhnPoker-v0|None|task0', 2), ('mage/KuhnPoker-v0|None|task0', 2)]
+        >>> [(t.trial_id == p.trial_id, len(t.result.returns)) for t, p in zip(trajectories, plans)]
+        [(True, 1), (True, 1)]
     """
     owned = not isinstance(env_workers, WorkerEnvs)
     if batch_size < 1 or max_steps < 1 or (owned and env_workers < 0):
         raise ValueError("Need batch_size >= 1, max_steps >= 1 and env_workers >= 0.")
-    pending = list(reversed(trials))
-    slots = [new_agent() for _ in range(min(batch_size, len(trials)))]
+    # Trials are taken from the plan as slots free up: only those in flight are held.
+    plan = iter(trials)
+    first = list(islice(plan, batch_size))
+    pending = chain(first, plan)
+    slots = [new_agent() for _ in first]
     if not owned:
         envs: Any = env_workers
     else:
@@ -344,12 +350,12 @@ def _refill(
     envs: Any,
     live: list[_Live | None],
     free: Sequence[int],
-    pending: list[Any],
+    pending: Iterator[Any],
     slots: list[Agent],
     make_env: Callable[[Any], Any],
 ) -> None:
     """Give each free slot, in order, the next pending trial (started together)."""
-    items = [(slot, pending.pop()) for slot in free[: len(pending)]]
+    items = list(zip(free, islice(pending, len(free)), strict=False))  # pending may run out
     for (slot, _), started in zip(items, _start(envs, items, slots, make_env), strict=True):
         live[slot] = started
 

@@ -17,18 +17,16 @@ from typing import Any
 
 from trl import GRPOConfig
 
-from mage_agents.advantages import ESTIMATORS as _REGISTRY
+from mage_agents.advantages import ESTIMATORS
+from mage_agents.prompting import STRATEGIES
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS
+from mage_agents.training.trials import training_trial
+from mage_envs.meta import TrialConfig
 
-__all__ = ["MetaRLConfig", "ESTIMATORS", "MEMORY_MODES"]
+__all__ = ["MetaRLConfig"]
 
-ESTIMATORS = tuple(_REGISTRY)
-"""The advantage estimators, by name (one module each in :mod:`mage_agents.advantages`)."""
-
-MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
 STATISTICS = ("trajectory", "turn")
 SCALINGS = ("default", "group", "batch", "none")
-STRATEGIES = ("zero-shot", "react", "reflexion", "terse")
 ACTION_CHOICES = ("generate", "legal")
 
 
@@ -49,7 +47,7 @@ class MetaRLConfig(GRPOConfig):
 
     estimator: str = field(
         default="mage",
-        metadata=_help("Advantage estimator: grpo, rloo, gigpo, lamer or mage."),
+        metadata=_help("Advantage estimator: grpo, rloo, gigpo, lamer, mage, ..."),
     )
     env_id: str = field(
         default="mage/KuhnPoker-v0", metadata=_help("Gymnasium id of the env played in trials.")
@@ -62,30 +60,16 @@ class MetaRLConfig(GRPOConfig):
         default=None,
         metadata=_help("Opponent name or population preset (e.g. mage-kuhn-train); None: env's."),
     )
-    num_episodes: int = field(
-        default=3, metadata=_help("Episodes (attempts) per trial (LaMer and MAGE: 3).")
-    )
-    same_task: bool = field(
-        default=True, metadata=_help("Every episode of a trial restarts from the same task.")
-    )
-    stop_on_success: bool = field(
-        default=True,
-        metadata=_help("End a trial at its first successful episode (the published loops do)."),
-    )
-    reflection: bool = field(
-        default=True, metadata=_help("A reflection turn between episodes (also trained).")
-    )
-    memory: str = field(
-        default="reflection_only",
-        metadata=_help("What later episodes see: reflection_only, history_only, ..."),
-    )
-    trial_kwargs: dict[str, Any] = field(
+    trial: dict[str, Any] | str | TrialConfig = field(
         default_factory=dict,
-        metadata=_help("Other MetaEpisodeWrapper arguments, e.g. {seat_rotation: trial}."),
+        metadata=_help(
+            "Trial settings (TrialConfig's), e.g. {num_episodes: 3, memory: reflection_only, "
+            "seat_rotation: trial}; unset ones: TrialConfig's defaults but stop_on_success: true."
+        ),
     )
     strategy: str = field(
         default="zero-shot",
-        metadata=_help("Prompting strategy: zero-shot, react, reflexion or terse."),
+        metadata=_help("Prompting strategy: zero-shot, react, reflexion, terse, paper, ..."),
     )
     step_gamma: float = field(
         default=0.95, metadata=_help("Discount of step returns within an episode (0.95).")
@@ -170,7 +154,7 @@ class MetaRLConfig(GRPOConfig):
         default=0.0,
         metadata=_help(
             "With action_choice=legal: weight of a uniform legal move mixed into training "
-            "samples, importance-corrected, in [0, 1)."
+            "samples, in [0, 1) (counted as the policy's own unless exploration_correction)."
         ),
     )
 
@@ -218,17 +202,31 @@ class MetaRLConfig(GRPOConfig):
         return cls(**{**SMALL_MODEL_DEFAULTS, **settings})
 
     def __post_init__(self) -> None:
+        self.trial = training_trial(self.trial)
+        _check_types(self)
         self._check_move_choice()
         self._check_forward_budget()
-        _check_choice("estimator", self.estimator, ESTIMATORS)
-        _check_choice("memory", self.memory, MEMORY_MODES)
+        # the registries are read now: a name registered by the user's package is a choice too
+        _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
         _check_choice("statistics", self.statistics, STATISTICS)
         _check_choice("scale_advantages", self.scale_advantages, SCALINGS)
-        _check_choice("strategy", self.strategy, STRATEGIES)
+        if self.estimator == "rloo" and self.scale_advantages == "group":
+            raise ValueError(
+                "RLOO's leave-one-out advantage has no group-std scaling (the estimator would "
+                "ignore it): use scale_advantages default (or none, the same for RLOO) or batch."
+            )
+        _check_choice("strategy", self.strategy, tuple(STRATEGIES))
         for name in ("step_gamma", "traj_gamma"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"{name} is a discount: it must lie in [0, 1], not {value}.")
+        if self.temperature <= 0:
+            # TRL's loss, generation and legal-move scoring divide the logits by it (TRL does not
+            # check: 0 fails in the first loss, a negative value trains the inverted policy)
+            raise ValueError(
+                "temperature divides the logits of sampling and of the loss: give a value > 0, "
+                f"not {self.temperature}."
+            )
         if self.omega < 0:
             raise ValueError(f"omega weights GiGPO's step term: it must be >= 0, not {self.omega}.")
         if self.invalid_action_penalty is not None and self.invalid_action_penalty < 0:
@@ -236,7 +234,7 @@ class MetaRLConfig(GRPOConfig):
                 "invalid_action_penalty is subtracted from the reward: give a value >= 0, not "
                 f"{self.invalid_action_penalty}."
             )
-        for name in ("num_episodes", "max_turns", "num_tasks", "evaluation_tasks"):
+        for name in ("max_turns", "num_tasks", "evaluation_tasks"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, not {getattr(self, name)}.")
         counts = (self.evaluation_steps, self.task_seed, self.evaluation_seed, self.env_workers)
@@ -252,11 +250,6 @@ class MetaRLConfig(GRPOConfig):
             )
         if "{action}" not in self.answer_template:
             raise ValueError("answer_template must contain '{action}', where the move goes.")
-        for name in ("env_kwargs", "trial_kwargs"):
-            if not isinstance(getattr(self, name), dict):
-                raise ValueError(
-                    f"{name} must be a mapping, not {type(getattr(self, name)).__name__}."
-                )
         if self.bf16 is None and not self.fp16:
             # TRL turns bf16 on by default, which transformers refuses on a CPU-only machine:
             # use it exactly where the hardware has it.
@@ -303,6 +296,36 @@ class MetaRLConfig(GRPOConfig):
                 "micro-batch; split into forwards by max_tokens_per_forward, the quantile would "
                 "be each forward's and the update would change. Use one of the two."
             )
+
+    def to_dict(self) -> dict[str, Any]:
+        """TRL's serialisation, with the trial as its mapping of non-default settings."""
+        values = super().to_dict()
+        values["trial"] = {
+            k: v if isinstance(v, str | int | float | bool | type(None)) else repr(v)
+            for k, v in self.trial.non_defaults().items()
+        }
+        return values
+
+
+_KINDS = {
+    "int": ("an integer", lambda v: isinstance(v, int) and not isinstance(v, bool)),
+    "float": ("a number", lambda v: isinstance(v, int | float) and not isinstance(v, bool)),
+    "bool": ("true or false", lambda v: isinstance(v, bool)),
+    "str": ("a string", lambda v: isinstance(v, str)),
+    "list[str]": ("a list of strings", lambda v: isinstance(v, list)),
+    "dict[str, Any]": ("a mapping", lambda v: isinstance(v, dict)),
+}
+
+
+def _check_types(config: MetaRLConfig) -> None:
+    """Refuse a value of another type than its field's, naming both (our fields; TRL checks its)."""
+    for name, kind in MetaRLConfig.__annotations__.items():
+        value = getattr(config, name)
+        optional = kind.endswith(" | None")
+        known = _KINDS.get(kind.removesuffix(" | None"))
+        if known is None or (value is None and optional) or known[1](value):
+            continue
+        raise ValueError(f"{name} takes {known[0]}{' or null' if optional else ''}, not {value!r}.")
 
 
 def _cuda_has_bf16() -> bool:

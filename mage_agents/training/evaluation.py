@@ -17,6 +17,7 @@ evaluation), so it never changes what training draws: the trained weights do not
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,7 @@ from mage_agents.training.eval_transcripts import keep_evaluation_transcripts
 from mage_agents.training.kuhn_policy import evaluation_opponents, kuhn_exact_evaluation
 from mage_agents.training.metrics import step_metrics, trial_record
 from mage_agents.training.streams import random_stream, stream_seed
+from mage_agents.training.trials import env_kwargs_of
 
 __all__ = ["EvaluationCallback", "evaluate_policy", "is_kuhn"]
 
@@ -78,9 +80,9 @@ def _evaluate(trainer: Any) -> dict[str, float]:
     figures = {k: v for k, v in step_metrics(records).items() if not k.startswith("advantages/")}
     if is_kuhn(args.env_id):
         # the prompts training plays (templates, memory, ...), at one seat at a time
-        settings = {**trainer.trial_settings(), "num_episodes": args.num_episodes}
-        rotation = settings.pop("seat_rotation", None)
-        settings.update({k: v for k, v in args.env_kwargs.items() if k != "seat"})
+        rotation = args.trial.seat_rotation
+        settings = {k: v for k, v in env_kwargs_of(args).items() if k != "seat"}
+        settings["config"] = replace(args.trial, seat_rotation=None)
         figures.update(
             kuhn_exact_evaluation(
                 trainer.accelerator.unwrap_model(trainer.model),

@@ -23,7 +23,9 @@ better move the model has dropped is pushed back up at a rate set by the floor
 
 ``move_entropy_bonus`` adds ``coef * (-log q(a) - batch mean)`` to each chosen move's advantage:
 in expectation the gradient of ``coef`` times the entropy of ``q`` over the legal moves (not of
-the whole vocabulary, which TRL's own ``entropy_coef`` would raise).
+the whole vocabulary, which TRL's own ``entropy_coef`` would raise) for moves drawn from ``q``;
+floor samples bias it as they bias the return's term, and ``exploration_correction`` weights
+only the latter.
 
 Turns without legal moves (reflections) are generated freely by the fallback backend.
 """

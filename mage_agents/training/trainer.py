@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -31,13 +32,13 @@ from trl import GRPOTrainer
 from trl.models.utils import disable_gradient_checkpointing
 from trl.trainer.utils import use_adapter
 
+from mage_agents.advantages import config_settings, estimate
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
 from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.bounded_loss import agreed_forwards, bounded_log_probs, bounded_loss
 from mage_agents.training.config import MetaRLConfig
-from mage_agents.training.estimate import turn_advantages
 from mage_agents.training.forwards import single_forward_figures
 from mage_agents.training.generation import TrainerBackend
 from mage_agents.training.generation_rounds import GenerationRounds, accelerator_exchange
@@ -46,13 +47,19 @@ from mage_agents.training.legal_logps import dummy_score, policy_token_logps
 from mage_agents.training.loss_terms import loss_terms
 from mage_agents.training.metrics import step_metrics, trial_record
 from mage_agents.training.streams import random_stream, stream_seed
-from mage_agents.training.trials import check_trials, trial_settings
+from mage_agents.training.trials import check_trials, trial_planner
 from mage_agents.training.trl_contract import trl_contract_problems
 
 __all__ = ["MetaRLTrainer", "task_dataset"]
 
 STATE_FILE = "meta_rl_state.json"
-"""Written into every checkpoint: the trainer's own state (best evaluation so far)."""
+"""Written into every checkpoint: the trainer's own state (best evaluation so far, TRL's count of
+micro-steps, which places the step within its generation)."""
+
+BUFFER_FILE = "generation_buffer_{}.pt"
+"""Written, per process, into a checkpoint taken between the steps of one generation
+(``steps_per_generation > 1``): the rest of its batch, which TRL keeps only in memory, so the
+resumed run trains on what the uninterrupted one would."""
 
 
 def task_dataset(config: MetaRLConfig, count: int | None = None, first: int | None = None) -> Any:
@@ -104,7 +111,9 @@ class MetaRLTrainer(GRPOTrainer):
         if not isinstance(args, MetaRLConfig):
             raise TypeError(f"args must be a MetaRLConfig, not {type(args).__name__}.")
         check_trials(args)
-        if isinstance(model, str | Path) and not (Path(model) / "config.json").is_file():
+        if isinstance(model, Path):
+            model = str(model)  # TRL takes a directory as a str only
+        if isinstance(model, str) and not (Path(model) / "config.json").is_file():
             raise ValueError(
                 f"{model} is not a local model directory (no config.json): pass a folder saved "
                 "with save_pretrained, or a loaded model. Nothing is downloaded."
@@ -160,23 +169,23 @@ class MetaRLTrainer(GRPOTrainer):
             return LegalMoveAgent(self.backend, self.args.strategy)
         return LLMAgent(self.backend, self.args.strategy)
 
-    def trial_settings(self) -> dict[str, Any]:
-        """The trial wrapper's settings of every trial played (training and evaluation)."""
-        return trial_settings(self.args)
-
     def plan(
         self, seeds: list[int], group_size: int, tag: str, first_row: int = 0
     ) -> list[TrialPlan]:
         """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group.
 
-        ``first_row`` is the position of ``seeds[0]`` in the step's rows of all processes (a
-        trial's seed follows its position there: the same trials whatever the processes).
+        The trials are the config's (:func:`~mage_agents.training.trials.trial_planner`); rows
+        are ``{tag}|row{i}`` and group ``g`` is scoped ``{tag}|group{g}``, so two groups of one
+        batch are never compared, even on the same task. The agent seeds follow the planner's
+        rule with the run's seed and the step's tag as process 0 writes it as their stream: the
+        same trials whatever the number of processes. ``first_row`` is the position of
+        ``seeds[0]`` in the step's rows of all processes (row ids count over the processes).
         """
-        args = self.args
-        trial_kwargs = self.trial_settings()
+        stream = zlib.crc32(f"{tag.split('|p')[0]}|p0".encode())  # process 0's, on any process
+        planner = trial_planner(self.args, stream=(self.args.seed, stream))
         plans = []
-        for i, seed in enumerate(seeds, start=first_row):
-            group = (i - first_row) // group_size
+        for j, seed in enumerate(seeds):
+            group = j // group_size
             start = group * group_size
             if seed != seeds[start]:
                 raise ValueError(
@@ -184,19 +193,8 @@ class MetaRLTrainer(GRPOTrainer):
                     f"sampler repeats each row num_generations times) but hold the seeds "
                     f"{sorted(set(seeds[start : start + group_size]))}."
                 )
-            plans.append(
-                TrialPlan(
-                    trial_id=f"{tag}|row{i}",
-                    group_id=f"{tag}|group{group}|task{seed}",
-                    env_id=args.env_id,
-                    task_seed=int(seed),
-                    seed=(args.seed * 1_000_003 + self.state.global_step * 4099 + i) % 2**31,
-                    opponent=args.opponent,
-                    num_episodes=args.num_episodes,
-                    env_kwargs=dict(args.env_kwargs),
-                    trial_kwargs=trial_kwargs,
-                )
-            )
+            trial_id, scope = f"{tag}|row{first_row + j}", f"{tag}|group{group}"
+            plans.append(planner.plan(seed, j - start, trial_id=trial_id, scope=scope))
         return plans
 
     def play(self, plans: list[TrialPlan]) -> list[Any]:
@@ -247,16 +245,20 @@ class MetaRLTrainer(GRPOTrainer):
         mode = "train" if self.model.training else "eval"
         group = self.num_generations if mode == "train" else self.num_generations_eval
         seeds = [int(row["seed"]) for row in inputs]
+        # a step that accumulates several generations (gradient_accumulation_steps larger than
+        # steps_per_generation) gives each its own stream and trial ids; the first keeps the step's
+        micro = self._step % self.args.gradient_accumulation_steps if mode == "train" else 0
+        step = (self.state.global_step, micro) if micro else (self.state.global_step,)
         process = self.accelerator.process_index
-        tag = f"{mode}{self.state.global_step}|p{process}"
+        tag = f"{mode}{'.'.join(map(str, step))}|p{process}"
         legal = isinstance(self.backend, LegalMoveBackend)
         if legal:
             self.backend.clear()  # the sampling records of this batch only
-        seed = stream_seed(self.args.seed, "rollout", self.state.global_step, process)
+        seed = stream_seed(self.args.seed, "rollout", *step, process)
         with random_stream(seed):
             trajectories = self.play(self.plan(seeds, group, tag, process * len(seeds)))
         total = self._total if self.accelerator.num_processes > 1 else None
-        advantages = turn_advantages(self.args, trajectories, total)
+        advantages = self.advantages(trajectories, total)
         if legal:
             advantages = self.backend.adjust(trajectories, advantages, total)
         rows = [
@@ -286,6 +288,21 @@ class MetaRLTrainer(GRPOTrainer):
             for name, value in self.backend.sampling_metrics(trajectories, total).items():
                 self._metrics[mode][name].append(value)
         return batch
+
+    def advantages(self, trajectories: list[Any], total: Any = None) -> list[Any]:
+        """One advantage per turn of each trajectory, from the configured estimator.
+
+        ``scale_advantages`` chooses the normalisation: ``"default"`` keeps each method's
+        published one (GRPO divides by the group std; GiGPO, LaMer and MAGE centre only; RLOO is
+        leave-one-out), ``"group"`` divides by the group std, ``"none"`` centres only, and
+        ``"batch"`` centres within groups and divides by the std of all the batch's rows.
+        ``total`` sums numbers over the processes of a run: with it, that std is of every
+        process's rows (each process holds whole groups).
+        """
+        args = self.args
+        settings = config_settings(args.estimator, args)
+        batch_std = args.scale_advantages == "batch"
+        return estimate(args.estimator, trajectories, batch_std=batch_std, pooled=total, **settings)
 
     def _row(self, turn: Any, advantage: float) -> TurnRow:
         """The sample row of one model turn (with its legal answers, if it chose among them)."""
@@ -476,22 +493,38 @@ class MetaRLTrainer(GRPOTrainer):
     # -- state that survives resume ------------------------------------------------------------
 
     def _save_checkpoint(self, model: Any, trial: Any) -> None:
-        super()._save_checkpoint(model, trial)
+        # ours first: TRL's trainer_state.json, written last, marks a checkpoint complete
+        folder = Path(self._get_output_dir(trial=trial)) / f"checkpoint-{self.state.global_step}"
+        folder.mkdir(parents=True, exist_ok=True)
+        generate_every = self.args.steps_per_generation * self.num_iterations
+        if self._buffered_inputs is not None and self._step % generate_every != 0:
+            buffer = folder / BUFFER_FILE.format(self.accelerator.process_index)
+            torch.save(self._buffered_inputs, buffer)
         if self.args.should_save:
-            folder = (
-                Path(self._get_output_dir(trial=trial)) / f"checkpoint-{self.state.global_step}"
-            )
-            (folder / STATE_FILE).write_text(json.dumps({"best": self.best}, indent=1))
+            state = {"best": self.best, "micro_step": self._step}
+            (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
+        super()._save_checkpoint(model, trial)
+
+    def _restore(self, checkpoint: Path) -> None:
+        """Restore what TRL's checkpoint lacks: the best so far and the generation in progress."""
+        if (checkpoint / STATE_FILE).is_file():
+            state = json.loads((checkpoint / STATE_FILE).read_text())
+            self.best = state["best"]
+            self._step = int(state.get("micro_step", 0))  # TRL restarts it at 0
+        buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
+        if buffer.is_file():
+            device = self.accelerator.device
+            self._buffered_inputs = torch.load(buffer, map_location=device, weights_only=True)
 
     def train(self, resume_from_checkpoint: str | bool | None = None, **kwargs: Any) -> Any:
-        """Train (see ``transformers.Trainer.train``); a resumed run also restores the best."""
+        """Train (see ``transformers.Trainer.train``); a resumed run restores our state too."""
         checkpoint = resume_from_checkpoint
         if checkpoint is True:
             from transformers.trainer_utils import get_last_checkpoint
 
             checkpoint = get_last_checkpoint(self.args.output_dir)
-        if checkpoint and (Path(checkpoint) / STATE_FILE).is_file():
-            self.best = json.loads((Path(checkpoint) / STATE_FILE).read_text())["best"]
+        if checkpoint:
+            self._restore(Path(checkpoint))
         try:
             return super().train(resume_from_checkpoint=resume_from_checkpoint, **kwargs)
         finally:

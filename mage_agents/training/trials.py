@@ -1,52 +1,95 @@
-"""What a training run plays: the trial settings of its config, checked before anything loads."""
+"""What a training run plays: its trial settings, their planner, and a check before anything loads.
+
+Light (no torch, no TRL): the command line reads a config's trial settings with it too.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["trial_settings", "check_trials"]
+from mage_agents.rollout.plan import TrialPlanner
+from mage_envs.meta import TrialConfig
+
+__all__ = ["TRAINING_TRIAL", "training_trial", "env_kwargs_of", "trial_planner", "check_trials"]
+
+TRAINING_TRIAL: Mapping[str, Any] = {"stop_on_success": True}
+"""What the trials of training change in :class:`~mage_envs.meta.TrialConfig`'s defaults: they
+stop at the first success, as LaMer's and MAGE's rollout loops do (a ``trial:`` mapping is read
+over these; a ready ``TrialConfig`` is taken as it is)."""
 
 
-def trial_settings(config: Any) -> dict[str, Any]:
-    """Return the trial wrapper's settings of the trials ``config`` plays (train and evaluate)."""
-    settings = {
-        **config.trial_kwargs,
-        "same_task": config.same_task,
-        "stop_on_success": config.stop_on_success,
-        "reflection": config.reflection,
-        "memory": config.memory,
-    }
+def training_trial(value: Any) -> TrialConfig:
+    """Return the trial settings of a training config.
+
+    A ``TrialConfig`` is taken as it is; a mapping (or its YAML text) is read over
+    :data:`TRAINING_TRIAL`.
+
+    Raises:
+        ValueError: For a key that is no trial setting, or a bad value (both named).
+
+    Example:
+        >>> training_trial({"num_episodes": 2}).stop_on_success
+        True
+    """
+    if isinstance(value, TrialConfig):
+        return value
+    if isinstance(value, str):
+        import yaml
+
+        value = yaml.safe_load(value) if value.strip() else {}
+    if not isinstance(value, Mapping):
+        raise ValueError(
+            f"trial must be a mapping of trial settings (TrialConfig's), not {value!r}."
+        )
+    return TrialConfig.from_mapping({**TRAINING_TRIAL, **value})
+
+
+def env_kwargs_of(config: Any) -> dict[str, Any]:
+    """The env's keyword arguments of ``config``'s trials (its penalty, if set, included).
+
+    ``invalid_action_penalty`` goes to the env where it takes one (the suite's envs), else to
+    the text conversion (:func:`mage_envs.make_trial` routes it).
+    """
+    kwargs = dict(config.env_kwargs)
     if config.invalid_action_penalty is not None:
-        settings["invalid_action_penalty"] = config.invalid_action_penalty
-    return settings
+        kwargs["invalid_action_penalty"] = config.invalid_action_penalty
+    return kwargs
+
+
+def trial_planner(config: Any, **settings: Any) -> TrialPlanner:
+    """The planner of the trials ``config`` plays (training and evaluation alike).
+
+    Args:
+        config: A :class:`~mage_agents.training.MetaRLConfig`.
+        **settings: :class:`~mage_agents.rollout.TrialPlanner` fields to set (``stream``, ...).
+    """
+    return TrialPlanner(
+        config.env_id, config.opponent, env_kwargs_of(config), config.trial, **settings
+    )
 
 
 def check_trials(config: Any) -> None:
     """Build and reset one trial of ``config``'s env, so a bad setting fails at once.
 
     Raises:
-        ValueError: For an unknown env id, env keyword argument, opponent or trial setting,
-            with the reason (before any model loads or any step runs).
+        ValueError: For an unknown env id, env keyword argument or opponent, with the reason
+            (before any model loads or any step runs).
     """
     import gymnasium as gym
 
-    import mage_envs
+    from mage_agents.rollout.plan import make_trial_env
 
+    plan = trial_planner(config).plan(config.task_seed, 0)
     try:
-        env = mage_envs.make_trial(
-            config.env_id,
-            num_episodes=config.num_episodes,
-            **({} if config.opponent is None else {"opponent": config.opponent}),
-            **config.env_kwargs,
-            **trial_settings(config),
-        )
+        env = make_trial_env(plan)
     except gym.error.Error as error:
         raise ValueError(f"env_id {config.env_id!r}: {error}") from error
     except (TypeError, KeyError) as error:
         raise ValueError(
             f"The trials of {config.env_id!r} cannot be made with these settings "
-            f"(env_kwargs {config.env_kwargs}, opponent {config.opponent!r}, trial_kwargs "
-            f"{config.trial_kwargs}): {str(error).split(' was raised from')[0]}"
+            f"(env_kwargs {config.env_kwargs}, opponent {config.opponent!r}): "
+            f"{str(error).split(' was raised from')[0]}"
         ) from error
     try:
         env.reset(seed=config.task_seed)

@@ -30,6 +30,7 @@ from typing import Any
 from mage_envs.alfworld.data import collect_games, split_folder
 from mage_envs.alfworld.engine import AlfredEngine, EngineState
 from mage_envs.alfworld.generator import GeneratorSettings
+from mage_envs.alfworld.pages import ALFWORLD_PAGE
 from mage_envs.alfworld.store import GameStore
 from mage_envs.alfworld.tasks import UNSEEN_TASK_TYPES
 from mage_envs.alfworld.tasks import task_types as select_task_types
@@ -52,7 +53,7 @@ _MOVE = re.compile(r"move (.+) to (.+)")
 class _AlfredTextEnv(TextPuzzleEnv):
     """The text env over one engine; subclasses say which game file a seed plays."""
 
-    metadata = {**TextPuzzleEnv.metadata, "page_presets": {"lamer": "alfworld", "mage": "alfworld"}}
+    page_presets = {"lamer": ALFWORLD_PAGE, "mage": ALFWORLD_PAGE}  # the papers share it
 
     def __init__(
         self,
@@ -150,6 +151,7 @@ class _AlfredTextEnv(TextPuzzleEnv):
         info = {
             # under the published rules an answer must be tagged, and so is each legal action
             "legal_actions": legal if self.answer_rules == "ours" else list(map(action_tag, legal)),
+            "action_aliases": dict(_aliases(legal)) if self.answer_rules == "ours" else {},
             "invalid_action": invalid,
             "success": view.won,
             "won": view.won,

@@ -12,6 +12,7 @@ from typing import Any
 
 import pyspiel
 
+from mage_envs.games.mage_pages import MAGE_KUHN
 from mage_envs.games.openspiel_env import OpenSpielTextEnv
 from mage_envs.games.text_game import Move, TextGame
 from mage_envs.projections import action_tag, mage_kuhn
@@ -170,4 +171,4 @@ class KuhnPokerEnv(OpenSpielTextEnv):
     """
 
     text_game_class = KuhnPokerText
-    metadata = {**OpenSpielTextEnv.metadata, "page_presets": {"mage": "mage_kuhn"}}
+    page_presets = {"mage": MAGE_KUHN}  # MAGE's pages (mage_envs/page_presets.py)

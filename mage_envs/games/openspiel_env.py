@@ -286,6 +286,8 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             "opponent": self.opponent.name,
             "invalid_action": invalid,
         }
+        if view.aliases and self.answer_rules == "ours":  # what the parser also accepts
+            info["action_aliases"] = dict(view.aliases)
         if self._shows_moves:  # the opponent's moves since the learner's last one
             info["opponent_moves"] = self._opponent_moves  # a new list at every step: no copy
         if self._done:

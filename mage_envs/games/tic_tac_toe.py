@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pyspiel
 
+from mage_envs.games.mage_pages import MAGE_TICTACTOE
 from mage_envs.games.openspiel_env import OpenSpielTextEnv
 from mage_envs.games.text_game import Move, TextGame
 from mage_envs.projections import action_tag, mage_tictactoe
@@ -131,4 +132,4 @@ class TicTacToeEnv(OpenSpielTextEnv):
     """
 
     text_game_class = TicTacToeText
-    metadata = {**OpenSpielTextEnv.metadata, "page_presets": {"mage": "mage_tictactoe"}}
+    page_presets = {"mage": MAGE_TICTACTOE}  # MAGE's pages (mage_envs/page_presets.py)

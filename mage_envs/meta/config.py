@@ -10,16 +10,51 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, fields, replace
+from dataclasses import MISSING, dataclass, fields, replace
 from typing import Any
 
 from mage_envs.meta.memory import MEMORY_MODES
 from mage_envs.meta.page import PAGE_MEMORY_MODES
-from mage_envs.meta.presets import PRESET_NAMES, template_preset
+from mage_envs.meta.presets import TEMPLATE_PRESETS, template_preset
 from mage_envs.meta.templates import DEFAULT_TEMPLATES, Templates, check_templates
 from mage_envs.text import MAX_TEXT_CHARS, fit_text
 
-__all__ = ["SEAT_ROTATIONS", "INTEGER_SETTINGS", "MAX_OBSERVATION_CHARS", "TrialConfig"]
+__all__ = [
+    "SEAT_ROTATIONS",
+    "INTEGER_SETTINGS",
+    "BOOLEAN_SETTINGS",
+    "MAX_OBSERVATION_CHARS",
+    "TrialConfig",
+    "UNSET",
+    "given",
+]
+
+
+class _Unset:
+    """The type of :data:`UNSET`."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+    def __reduce__(self) -> str:
+        return "UNSET"  # pickles as this module's one instance
+
+
+UNSET: Any = _Unset()
+"""The default of a setting not given (a keyword's default must not pass for a choice)."""
+
+
+def given(settings: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the settings that were given: those whose value is not :data:`UNSET`.
+
+    Example:
+        >>> given({"num_episodes": UNSET, "memory": "history_only"})
+        {'memory': 'history_only'}
+    """
+    return {k: v for k, v in settings.items() if v is not UNSET}
+
 
 SEAT_ROTATIONS = (None, "episode", "trial")
 """``seat_rotation=``: keep the env's seat, alternate it every episode, or draw it per trial."""
@@ -35,6 +70,9 @@ INTEGER_SETTINGS = {
     "max_observation_chars": 1,
 }
 """The integer settings of a trial and their smallest allowed values."""
+
+BOOLEAN_SETTINGS = ("same_task", "stop_on_success", "reflection")
+"""The true-or-false settings of a trial."""
 
 
 @dataclass(frozen=True)
@@ -59,9 +97,10 @@ class TrialConfig:
             first seat drawn from the seed) or ``"trial"`` (one seat per trial, drawn).
         success_fn: ``f(episode_return, final_info) -> bool`` (``None``: ``default_success``).
         templates: Every text the wrapper adds (cleaned to the charset once, here), or a preset
-            name in :data:`~mage_envs.meta.presets.PRESET_NAMES`: ``"default"`` (ours),
-            ``"lamer"`` / ``"mage"`` (the paper's published prompts for the env, kept as a name
-            until :meth:`for_env` picks the env's prompt file), or a mapping of the fields to
+            name in :data:`~mage_envs.meta.presets.TEMPLATE_PRESETS`: ``"default"`` (ours),
+            ``"lamer"`` / ``"mage"`` (the paper's published pages, kept as a name until
+            :meth:`for_env` asks the env class for its page preset), a name added with
+            :func:`~mage_envs.meta.presets.register_templates`, or a mapping of the fields to
             replace in the default templates (what a YAML config can write), e.g.
             ``{"final_observation": "End of the attempt."}``.
         reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
@@ -109,19 +148,28 @@ class TrialConfig:
             )
         if self.success_fn is not None and not callable(self.success_fn):
             raise TypeError("success_fn must be a function (episode_return, final_info) -> bool.")
-        for name in ("same_task", "stop_on_success", "reflection"):
-            object.__setattr__(self, name, bool(getattr(self, name)))
+        for name in BOOLEAN_SETTINGS:
+            value = getattr(self, name)
+            if value not in (True, False):  # True, False, 1, 0 and numpy's booleans
+                raise ValueError(f"{name} must be true or false, not {value!r}.")
+            object.__setattr__(self, name, bool(value))
         if isinstance(self.templates, Mapping):
             object.__setattr__(self, "templates", _replaced_defaults(self.templates))
         if isinstance(self.templates, str):
-            if self.templates not in PRESET_NAMES:
+            if self.templates not in TEMPLATE_PRESETS:
                 raise ValueError(
-                    f"templates must be a Templates, a mapping or one of {PRESET_NAMES}, "
-                    f"not {self.templates!r}."
+                    f"templates must be a Templates, a mapping or one of "
+                    f"{tuple(TEMPLATE_PRESETS)}, not {self.templates!r}."
                 )
-            if self.templates != "default":
-                return  # a published preset: resolved against the env by for_env
-            object.__setattr__(self, "templates", DEFAULT_TEMPLATES)
+            preset = TEMPLATE_PRESETS[self.templates]
+            if preset is None:
+                return  # a page preset: each env declares its own, resolved by for_env
+            object.__setattr__(self, "templates", preset)
+        elif not isinstance(self.templates, Templates):
+            raise ValueError(
+                f"templates must be a Templates, a mapping or a preset name, not "
+                f"{type(self.templates).__name__}."
+            )
         object.__setattr__(self, "templates", self._cleaned_templates())
 
     def _cleaned_templates(self) -> Templates:
@@ -156,6 +204,56 @@ class TrialConfig:
         """Return the setting names (what ``MetaEpisodeWrapper(**settings)`` routes here)."""
         return frozenset(f.name for f in fields(cls))
 
+    @classmethod
+    def from_mapping(
+        cls, settings: Mapping[str, Any], base: TrialConfig | None = None, what: str = "trial"
+    ) -> TrialConfig:
+        """Return the config of a mapping of settings (a YAML ``trial:``), over ``base``.
+
+        Args:
+            settings: Setting name -> value.
+            base: The config whose other settings are kept (default: ``TrialConfig()``).
+            what: How the error names the mapping (``"trial"``, ``"--trial"``, ...).
+
+        Raises:
+            ValueError: For a key that is no trial setting (named as such, with the settings),
+                a mapping that is not one, or a bad value (named).
+
+        Example:
+            >>> TrialConfig.from_mapping({"num_episodes": 2, "episodes": 3})
+            Traceback (most recent call last):
+            ...
+            ValueError: trial: unknown trial setting 'episodes'; the trial settings are ...
+        """
+        if not isinstance(settings, Mapping):
+            raise ValueError(f"{what} must be a mapping of trial settings, not {settings!r}.")
+        names = cls.field_names()
+        unknown = sorted(str(k) for k in settings if k not in names)
+        if unknown:
+            plural = "s" if len(unknown) > 1 else ""
+            raise ValueError(
+                f"{what}: unknown trial setting{plural} {', '.join(map(repr, unknown))}; the "
+                f"trial settings are {', '.join(sorted(names))}."
+            )
+        if base is None:
+            return cls(**settings)
+        return replace(base, **settings) if settings else base
+
+    def non_defaults(self) -> dict[str, Any]:
+        """Return the settings whose value is not the default, by name (what a digest reads).
+
+        Example:
+            >>> TrialConfig(num_episodes=2, memory="reflection_only").non_defaults()
+            {'num_episodes': 2}
+        """
+        defaults = _DEFAULTS
+        changed = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name not in defaults or value != defaults[f.name]:
+                changed[f.name] = value
+        return changed
+
 
 def _replaced_defaults(changes: Mapping[str, Any]) -> Templates:
     """Return the default templates with ``changes`` applied; unknown fields are an error."""
@@ -167,3 +265,7 @@ def _replaced_defaults(changes: Mapping[str, Any]) -> Templates:
             f"{', '.join(sorted(known))}."
         )
     return replace(DEFAULT_TEMPLATES, **changes)
+
+
+_DEFAULTS = {f.name: f.default for f in fields(TrialConfig) if f.default is not MISSING}
+_DEFAULTS["templates"] = TrialConfig().templates  # the default templates, cleaned

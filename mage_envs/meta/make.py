@@ -8,7 +8,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
-from mage_envs.meta.config import TrialConfig
+from mage_envs.meta.config import UNSET, TrialConfig
 from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.wrapper import MetaEpisodeWrapper
 
@@ -22,11 +22,12 @@ _WRAPPER_ARGS = (TrialConfig.field_names() | TextConversion.field_names() | {"co
 }
 
 
-def make_trial(env_id: str, num_episodes: int = 3, **kwargs: Any) -> MetaEpisodeWrapper:
+def make_trial(env_id: str, num_episodes: int = UNSET, **kwargs: Any) -> MetaEpisodeWrapper:
     """Make ``env_id`` with ``gym.make`` and wrap it in a :class:`MetaEpisodeWrapper`.
 
-    Keyword arguments that :class:`MetaEpisodeWrapper` takes (``same_task``, ``memory``, ...) go to
-    the wrapper; all others (``opponent``, ``seat``, ``reward_scale``, ...) go to ``gym.make``.
+    Keyword arguments that :class:`MetaEpisodeWrapper` takes (``same_task``, ``memory``,
+    ``config``, ...) go to the wrapper; all others (``opponent``, ``seat``, ``reward_scale``, ...)
+    go to ``gym.make``. ``num_episodes`` is 3 unless a ``config`` given says otherwise.
     ``invalid_action_penalty`` and ``max_invalid_actions`` go to ``gym.make`` where the env takes
     them (the suite's envs do), else to the wrapper.
 

@@ -3,6 +3,10 @@
 Only text the agent itself read or wrote goes into memory: its observations, its answers and the
 rewards it received. Nothing from ``info`` is ever rendered, so privileged facts an env keeps there
 (a hidden card, the solution) cannot reach a prompt through the wrapper.
+
+One renderer, :func:`render_memory`, writes the memory of every layout: a memory mode says what
+each earlier attempt leaves (:class:`EarlierAttempt` -> entries), and the layout (our composed
+page, or a published page) writes the words of each entry kind (:class:`MemoryLayout`).
 """
 
 from __future__ import annotations
@@ -12,14 +16,15 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any, Protocol
 
-from mage_envs.meta.templates import Templates
-from mage_envs.meta.text_adapter import fit_text
-from mage_envs.parsing import extract_tagged
+from mage_envs.text import fit_text, shown_action
 
 __all__ = [
     "MEMORY_MODES",
     "MemoryMode",
+    "MemoryLayout",
+    "EarlierAttempt",
     "register_memory_mode",
     "Step",
     "EpisodeRecord",
@@ -29,9 +34,6 @@ __all__ = [
     "render_steps",
     "cut_head",
 ]
-
-MAX_SHOWN_ACTION_CHARS = 200
-"""An answer is shown in memory cut to this many characters (its tagged action if it has one)."""
 
 
 @dataclass(frozen=True)
@@ -60,20 +62,6 @@ class EpisodeRecord:
     opponent: str | None = None
     seat: str | None = None
     forfeit: bool = False
-
-
-def shown_action(action: object) -> str:
-    r"""Return an answer as memory shows it: the tagged action if any, one line, cut short.
-
-    Example:
-        >>> shown_action("Let me think...\n<action>bet</action>")
-        'bet'
-    """
-    text = action if isinstance(action, str) else repr(action)
-    text = " ".join(extract_tagged(text[-20_000:]).split())
-    if len(text) > MAX_SHOWN_ACTION_CHARS:
-        text = text[: MAX_SHOWN_ACTION_CHARS - 3] + "..."
-    return fit_text(text) or "(empty answer)"
 
 
 def extract_reflection(answer: object, tag: str, max_chars: int, keep_untagged: bool = True) -> str:
@@ -129,13 +117,13 @@ def cut_head(text: str, max_chars: int) -> str:
     return "[...]" + text[len(text) - max_chars + 5 :]
 
 
-def outcome(record: EpisodeRecord, templates: Templates) -> str:
+def outcome(record: EpisodeRecord, templates: Any) -> str:
     """Return the outcome words of an episode (solved or not, with its return)."""
     form = templates.outcome_solved if record.success else templates.outcome_unsolved
     return form.format(ret=record.episode_return)
 
 
-def render_steps(steps: Sequence[Step], templates: Templates, first: int = 1) -> str:
+def render_steps(steps: Sequence[Step], templates: Any, first: int = 1) -> str:
     """Render steps with the ``step`` template, numbered from ``first``."""
     return "\n".join(
         templates.step.format(
@@ -145,7 +133,7 @@ def render_steps(steps: Sequence[Step], templates: Templates, first: int = 1) ->
     )
 
 
-def render_history(record: EpisodeRecord, templates: Templates, max_chars: int) -> str:
+def render_history(record: EpisodeRecord, templates: Any, max_chars: int) -> str:
     """Render what happened in one episode: its steps and its last observation, cut to fit."""
     parts = [
         templates.history_step.format(step=i + 1, action=s.action, reward=s.reward)
@@ -155,72 +143,105 @@ def render_history(record: EpisodeRecord, templates: Templates, max_chars: int) 
     return cut_head("\n".join(parts), max_chars)
 
 
+class MemoryLayout(Protocol):
+    """How a layout writes the memory of earlier attempts (the composed and the published page).
+
+    Attributes:
+        unwritten_reflection: What an attempt without a reflection leaves (``None``: no
+            reflection entry; the published pages: ``""``, the empty reflection the papers'
+            code stored).
+    """
+
+    unwritten_reflection: str | None
+
+    def outcome(self, record: EpisodeRecord) -> str:
+        """The outcome words of a finished attempt."""
+
+    def history(self, index: int, record: EpisodeRecord) -> str:
+        """What happened in attempt ``index`` (0-based), as this layout writes it."""
+
+    def entry(self, kind: str, attempt: EarlierAttempt) -> str:
+        """One memory entry of ``kind``: reflection, history or history_and_reflection."""
+
+    def memory_text(self, entries: Sequence[str], attempts: int) -> str:
+        """The memory part of a page, from its entries (after ``attempts`` attempts)."""
+
+
+@dataclass(frozen=True)
+class EarlierAttempt:
+    """One finished attempt, as the memory of the later ones sees it, in its layout's words.
+
+    Attributes:
+        number: The attempt's number, from 1.
+        record: What happened in it.
+        reflection: The reflection written after it (the layout's ``unwritten_reflection``
+            when none was).
+        layout: The layout that writes its words.
+    """
+
+    number: int
+    record: EpisodeRecord
+    reflection: str | None
+    layout: MemoryLayout
+
+    @property
+    def outcome(self) -> str:
+        """Its outcome words (solved or not)."""
+        return self.layout.outcome(self.record)
+
+    @property
+    def history(self) -> str:
+        """Its steps and end, as the layout writes a history."""
+        return self.layout.history(self.number - 1, self.record)
+
+    def entry(self, kind: str) -> str:
+        """Its memory entry of ``kind``, in the layout's template of that kind."""
+        return self.layout.entry(kind, self)
+
+
+MemoryMode = Callable[[EarlierAttempt], list[str]]
+"""What one finished attempt leaves in the memory of the later ones: ``mode(attempt) ->
+entries``, each entry text (``attempt.entry("reflection")``, or words of the mode's own)."""
+
+
 def render_memory(
     records: Sequence[EpisodeRecord],
     reflections: Sequence[str],
     mode: str,
-    templates: Templates,
-    max_history_chars: int,
+    layout: MemoryLayout,
 ) -> str:
-    """Render the memory of earlier episodes in ``mode`` (empty string if there is nothing).
+    """Render the memory of earlier attempts in ``mode``: the one renderer of every layout.
 
-    ``reflections[i]`` is the reflection written after episode ``i`` (there may be fewer).
+    ``reflections[i]`` is the reflection written after attempt ``i`` (there may be fewer).
+
+    Raises:
+        ValueError: For a mode that is not registered.
     """
     if mode not in MEMORY_MODES:
         raise ValueError(f"memory must be one of {tuple(MEMORY_MODES)}, not {mode!r}.")
+    write = MEMORY_MODES[mode]
     entries = []
     for i, record in enumerate(records):
-        reflection = reflections[i] if i < len(reflections) else None
-        entries += MEMORY_MODES[mode](i + 1, record, reflection, templates, max_history_chars)
-    if not entries:
-        return ""
-    return templates.memory_header + "\n" + "\n".join(entries)
+        reflection = reflections[i] if i < len(reflections) else layout.unwritten_reflection
+        entries += write(EarlierAttempt(i + 1, record, reflection, layout))
+    return layout.memory_text(entries, len(records))
 
 
-MemoryMode = Callable[[int, EpisodeRecord, str | None, Templates, int], list[str]]
-"""What one finished episode leaves in memory: ``mode(attempt, record, reflection, templates,
-max_history_chars) -> entries`` (``reflection`` is ``None`` when none was written)."""
+def reflection_entries(attempt: EarlierAttempt) -> list[str]:
+    """The reflection written after the attempt, if any (``reflection_only``, LaMer's format)."""
+    return [] if attempt.reflection is None else [attempt.entry("reflection")]
 
 
-def history_entries(
-    attempt: int,
-    record: EpisodeRecord,
-    reflection: str | None,
-    templates: Templates,
-    max_chars: int,
-) -> list[str]:
-    """The episode's steps and last observation (``history_only``)."""
-    history = render_history(record, templates, max_chars)
-    words = outcome(record, templates)
-    return [templates.history_entry.format(attempt=attempt, outcome=words, history=history)]
+def history_entries(attempt: EarlierAttempt) -> list[str]:
+    """The attempt's steps and end (``history_only``)."""
+    return [attempt.entry("history")]
 
 
-def reflection_entries(
-    attempt: int,
-    record: EpisodeRecord,
-    reflection: str | None,
-    templates: Templates,
-    max_chars: int,
-) -> list[str]:
-    """The reflection written after the episode, if any (``reflection_only``, LaMer's format)."""
-    if reflection is None:
-        return []
-    words = outcome(record, templates)
-    return [
-        templates.reflection_entry.format(attempt=attempt, outcome=words, reflection=reflection)
-    ]
-
-
-def history_and_reflection_entries(
-    attempt: int,
-    record: EpisodeRecord,
-    reflection: str | None,
-    templates: Templates,
-    max_chars: int,
-) -> list[str]:
+def history_and_reflection_entries(attempt: EarlierAttempt) -> list[str]:
     """The history, then the reflection (``history_and_reflection``)."""
-    args = (attempt, record, reflection, templates, max_chars)
-    return history_entries(*args) + reflection_entries(*args)
+    if attempt.reflection is None:
+        return history_entries(attempt)
+    return [attempt.entry("history_and_reflection")]
 
 
 MEMORY_MODES: dict[str, MemoryMode] = {
@@ -228,9 +249,16 @@ MEMORY_MODES: dict[str, MemoryMode] = {
     "history_only": history_entries,
     "history_and_reflection": history_and_reflection_entries,
 }
-"""The ``memory=`` values of the wrapper, by name (see :func:`register_memory_mode`)."""
+"""The ``memory=`` values of the wrapper, by name (see :func:`register_memory_mode`). Read at
+call time: a name added is a choice of ``TrialConfig``, ``MetaRLConfig`` and ``--memory``."""
 
 
 def register_memory_mode(name: str, mode: MemoryMode) -> None:
-    """Make ``memory=name`` available to the wrapper, ``make_trial`` and the CLI's ``--memory``."""
+    """Make ``memory=name`` available to the wrapper, the configs and the CLI's ``--memory``.
+
+    Raises:
+        TypeError: If ``mode`` is not callable.
+    """
+    if not callable(mode):
+        raise TypeError(f"A memory mode is a function of an EarlierAttempt, not {mode!r}.")
     MEMORY_MODES[name] = mode

@@ -15,7 +15,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mage_envs.meta.layout import final_observation
+from mage_envs.meta.memory import EarlierAttempt, render_memory
 from mage_envs.projections import published_reflection
+from mage_envs.text import fit_page_text, page_text_space
 
 __all__ = [
     "PAGE_MEMORY_MODES",
@@ -23,10 +26,9 @@ __all__ = [
     "PageStep",
     "render_page_steps",
     "current_text",
-    "page_memory",
     "play_page",
     "reflection_page",
-    "PageTrial",
+    "PageLayout",
 ]
 
 PAGE_MEMORY_MODES = ("reflection_only", "history_only", "history_and_reflection")
@@ -197,65 +199,35 @@ def current_text(page: PageTemplates, index: int, steps: Sequence[PageStep], ren
     return page.steps_later.format(attempt=index + 1, steps=rendered)
 
 
-def page_memory(
+def play_page(
     page: PageTemplates,
-    mode: str,
-    histories: Sequence[Sequence[PageStep]],
-    successes: Sequence[bool],
-    reflections: Sequence[str],
+    initial: str,
+    memory: str,
+    index: int,
+    steps: Sequence[PageStep],
+    facts: dict[str, Any],
+    short_memory: Callable[[], str] | None = None,
 ) -> str:
-    """The memory part of a page: one entry per earlier attempt, joined with nothing between."""
-    if not histories:
-        return page.memory_none
-    form = {
-        "reflection_only": page.reflection_entry,
-        "history_only": page.history_entry,
-        "history_and_reflection": page.history_and_reflection_entry,
-    }[mode]
-    entries = []
-    for i, (steps, solved) in enumerate(zip(histories, successes, strict=True)):
-        history = ""
-        if mode != "reflection_only":
-            history = render_page_steps(
-                steps, page, page.window_memory, page.shown_memory, "memory"
-            )
-        fields = {
-            "attempt": i + 1,
-            "outcome": page.outcome_solved if solved else page.outcome_unsolved,
-            "history": history,
-            "reflection": reflections[i] if i < len(reflections) else "",
-        }
-        entries.append(form.format(**fields))
-    return "".join(entries)
+    """The play page of attempt ``index`` (0-based) after ``steps``, with its ``memory`` text.
+
+    Beyond ``page.short_page`` characters the page is made again with the current steps cut to
+    their last line and ``short_memory()`` (the memory as ``reflection_only``) as its memory.
+    """
+    rendered = render_page_steps(steps, page, page.window_play, page.shown_play, "current")
+
+    def layout(memory: str, rendered: str) -> str:
+        current = current_text(page, index, steps, rendered)
+        fields = {**facts, "initial_observation": initial, "memory": memory, "current": current}
+        return page.play.format(**fields)
+
+    text = layout(memory, rendered)
+    if page.short_page and len(text) > page.short_page and short_memory is not None:
+        text = layout(short_memory(), rendered.split("\n")[-1])
+    return _finish(page, text)
 
 
 def _finish(page: PageTemplates, text: str) -> str:
     return text.strip() if page.strip else text
-
-
-def play_page(
-    page: PageTemplates,
-    mode: str,
-    initial: str,
-    histories: Sequence[Sequence[PageStep]],
-    successes: Sequence[bool],
-    reflections: Sequence[str],
-    steps: Sequence[PageStep],
-    facts: dict[str, Any],
-) -> str:
-    """The play page of attempt ``len(histories)`` (0-based) after ``steps``."""
-    rendered = render_page_steps(steps, page, page.window_play, page.shown_play, "current")
-
-    def layout(mode: str, rendered: str) -> str:
-        memory = page_memory(page, mode, histories, successes, reflections)
-        current = current_text(page, len(histories), steps, rendered)
-        fields = {**facts, "initial_observation": initial, "memory": memory, "current": current}
-        return page.play.format(**fields)
-
-    text = layout(mode, rendered)
-    if page.short_page and len(text) > page.short_page:
-        text = layout("reflection_only", rendered.split("\n")[-1])
-    return _finish(page, text)
 
 
 def reflection_page(
@@ -280,55 +252,108 @@ def reflection_page(
     return _finish(page, text)
 
 
-class PageTrial:
-    """What the pages of one trial show: each attempt's first board and the steps played.
+class PageLayout:
+    """The published layout: each observation one whole page, as the papers' code built it.
 
-    The wrapper makes one per trial (it is part of the trial's
-    :class:`~mage_envs.meta.state.TrialState`), feeds it the inner env's text and info at every
-    episode start and play step, and asks it for the page to show.
+    One of the two layouts of a trial (:mod:`mage_envs.meta.layout`), made at every reset: it
+    keeps what the pages of the trial show, each attempt's first board and the steps played, and
+    writes its memory with the one renderer (:func:`~mage_envs.meta.memory.render_memory`) in
+    the paper's words. Its pages keep the paper's characters (:data:`~mage_envs.text.PAGE_CHARSET`).
 
     Args:
-        page: The layout.
-        mode: The trial's memory mode (one of :data:`PAGE_MEMORY_MODES`).
+        config: The trial's settings; ``config.templates.page`` is the layout.
         env: The unwrapped inner env (the page's renderers read its board and settings).
     """
 
-    def __init__(self, page: PageTemplates, mode: str, env: Any) -> None:
-        self.page, self.mode, self.env = page, mode, env
+    space = staticmethod(page_text_space)
+    unwritten_reflection: str | None = ""  # the papers' code stored an empty reflection
+
+    def __init__(self, config: Any, env: Any) -> None:
+        self.config, self.page, self.env = config, config.templates.page, env
         self.histories: list[list[PageStep]] = []
         self.steps: list[PageStep] = []
-        self.initial = ""
+        self.initial, self.memory = "", ""
+        self._short: str | None = None
+        self._trial: Any = None
 
-    def start(self, text: str, info: dict[str, Any]) -> None:
-        """A new attempt starts from ``text`` (the first board shown on its pages)."""
-        self.steps = []
-        self.initial = self.page.observation(text, info, self.env)
+    # -- the trial's moments -------------------------------------------------------------------
 
-    def record(self, answer: object, text: str, info: dict[str, Any]) -> None:
-        """One play step: the agent's answer and the observation after it."""
-        page, env = self.page, self.env
-        self.steps.append((page.action(answer, info, env), page.observation(text, info, env)))
+    def start(self, trial: Any) -> None:
+        """A new attempt starts from the env's first text (the first board on its pages)."""
+        self.steps, self._short, self._trial = [], None, trial
+        self.initial = self.page.observation(trial.inner_obs, trial.inner_info, self.env)
+        self.memory = render_memory(trial.records, trial.reflections, self.config.memory, self)
 
-    def finish(self) -> None:
+    def record(self, trial: Any, answer: object) -> None:
+        """One play step: the answer as the paper's memory writes it, the observation after."""
+        page, env, info = self.page, self.env, trial.inner_info
+        shown = page.action(answer, info, env)
+        self.steps.append((shown, page.observation(trial.inner_obs, info, env)))
+
+    def finish(self, trial: Any) -> None:
         """The current attempt is over: its steps go to memory."""
         self.histories.append(self.steps)
 
-    def play(self, successes: Sequence[bool], reflections: Sequence[str], info: dict) -> str:
-        """The play page now."""
-        facts = self.page.facts(self.env, info)
-        return play_page(
-            self.page,
-            self.mode,
-            self.initial,
-            self.histories,
-            successes,
-            reflections,
-            self.steps,
-            facts,
-        )
+    def stored_reflection(self, answer: object) -> str:
+        """The reflection the published code stored from ``answer`` (``""`` without the tag)."""
+        limit = self.config.max_reflection_chars
+        return fit_page_text(self.page.reflection(answer, limit), limit)
 
-    def reflection(self, solved: bool, info: dict[str, Any]) -> str:
+    # -- what the agent reads ------------------------------------------------------------------
+
+    def play(self, trial: Any) -> str:
+        """The play page now, cut to ``max_observation_chars``."""
+        facts = self.page.facts(self.env, trial.inner_info)
+        index = len(self.histories)
+        text = play_page(
+            self.page, self.initial, self.memory, index, self.steps, facts, self._short_memory
+        )
+        return fit_page_text(text, self.config.max_observation_chars)
+
+    def reflection(self, trial: Any) -> str:
         """The reflection page after the attempt that just ended."""
         index = len(self.histories) - 1
-        facts = self.page.facts(self.env, info)
-        return reflection_page(self.page, index, self.initial, self.histories[index], solved, facts)
+        facts = self.page.facts(self.env, trial.inner_info)
+        solved = trial.records[-1].success
+        text = reflection_page(self.page, index, self.initial, self.histories[index], solved, facts)
+        return fit_page_text(text, self.config.max_observation_chars)
+
+    def final(self, trial: Any) -> str:
+        """The last observation of a trial: the attempt line and the env's final text."""
+        return final_observation(trial, self.config)
+
+    def _short_memory(self) -> str:
+        """The memory as ``reflection_only`` (the short page's), made once per attempt."""
+        if self._short is None:
+            trial = self._trial
+            self._short = render_memory(trial.records, trial.reflections, "reflection_only", self)
+        return self._short
+
+    # -- the memory's words (mage_envs.meta.memory.MemoryLayout) -------------------------------
+
+    def outcome(self, record: Any) -> str:
+        """The paper's outcome words."""
+        return self.page.outcome_solved if record.success else self.page.outcome_unsolved
+
+    def history(self, index: int, record: Any) -> str:
+        """The steps of attempt ``index`` in the memory's window."""
+        page = self.page
+        steps = self.histories[index]
+        return render_page_steps(steps, page, page.window_memory, page.shown_memory, "memory")
+
+    def entry(self, kind: str, attempt: EarlierAttempt) -> str:
+        """One entry in the paper's template of its kind."""
+        form = getattr(self.page, f"{kind}_entry", None)
+        if not form:
+            raise ValueError(f"This published page has no {kind!r} memory entry.")
+        history = attempt.history if kind != "reflection" else ""
+        return form.format(
+            attempt=attempt.number,
+            outcome=attempt.outcome,
+            history=history,
+            reflection=attempt.reflection or "",
+        )
+
+    def memory_text(self, entries: Sequence[str], attempts: int) -> str:
+        """The entries one after the other (nothing between), or the first attempt's memory."""
+        return "".join(entries) if attempts else self.page.memory_none

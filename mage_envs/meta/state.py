@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mage_envs.meta.memory import EpisodeRecord
-from mage_envs.meta.page import PageTrial
 
 __all__ = ["TrialState"]
 
@@ -27,10 +26,8 @@ class TrialState:
         inner_obs: The inner env's last observation, within the charset.
         inner_info: The inner env's last info.
         first_observation: The first observation of episode 1 (to check that seeds replay).
-        header: The "Attempt k of N" line of the current episode.
-        memory_text: The memory shown during the current episode.
-        pages: The page state of a whole-page preset (``templates="lamer"`` / ``"mage"``),
-            ``None`` with composed templates.
+        layout: How this trial's observations are written (:mod:`mage_envs.meta.layout`): our
+            composed page or a published page, with what it keeps of the trial.
         ground_truth: Per finished episode, the inner env's ``ground_truth()`` at its end: what
             the agent was not shown, for analysis only (never in an observation or an info).
     """
@@ -46,7 +43,5 @@ class TrialState:
     inner_obs: str = ""
     inner_info: dict[str, Any] = field(default_factory=dict)
     first_observation: str | None = None
-    header: str = ""
-    memory_text: str = ""
-    pages: PageTrial | None = None
+    layout: Any = None
     ground_truth: list[dict[str, Any]] = field(default_factory=list)

@@ -16,26 +16,23 @@ from __future__ import annotations
 
 import random
 import warnings
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
 
-from mage_envs.meta.config import SEAT_ROTATIONS, TrialConfig
+from mage_envs.meta.config import SEAT_ROTATIONS, UNSET, TrialConfig, given
 from mage_envs.meta.convert import TextConversion
-from mage_envs.meta.memory import (
-    EpisodeRecord,
-    Step,
-    extract_reflection,
-    render_memory,
-    shown_action,
-)
-from mage_envs.meta.observations import final_observation, play_observation, reflection_observation
-from mage_envs.meta.page import PageTrial
+from mage_envs.meta.memory import EpisodeRecord, Step, shown_action
+from mage_envs.meta.observations import ComposedLayout
+from mage_envs.meta.page import PageLayout
 from mage_envs.meta.state import TrialState
+from mage_envs.meta.templates import Templates
+from mage_envs.meta.text_adapter import TextAdapter
 from mage_envs.meta.trial import TrialResult
 from mage_envs.seeds import draw_seed
-from mage_envs.text import fit_page_text, fit_text, page_text_space, text_space
+from mage_envs.text import fit_text, text_space
 
 __all__ = ["MetaEpisodeWrapper", "SEAT_ROTATIONS", "default_success"]
 
@@ -58,11 +55,13 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
     The settings are those of :class:`~mage_envs.meta.config.TrialConfig` (how the trial runs)
     and of :class:`~mage_envs.meta.convert.TextConversion` (how a non-text or PettingZoo env
     becomes text), given one by one as below, or built beforehand and passed as ``config=`` and
-    ``conversion=``.
+    ``conversion=``; a keyword given beside them changes that setting, one not given (its
+    default is :data:`~mage_envs.meta.config.UNSET`) keeps the config's.
 
     Args:
         env: A Gymnasium env (text or not), or a PettingZoo AEC / parallel env.
-        num_episodes: Episodes per trial (N). LaMer and MAGE used 3.
+        num_episodes: Episodes per trial (N; 3 unless ``config`` says otherwise). LaMer and
+            MAGE used 3.
         learner: PettingZoo only: the learner's agent id (default: the first agent).
         opponents: PettingZoo only: ``None`` (random legal moves), one policy for every other
             agent, a dict agent id -> policy, a ``Population`` (one member per trial) or an
@@ -116,16 +115,62 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
     def __init__(
         self,
         env: Any,
-        num_episodes: int = 3,
+        num_episodes: int = UNSET,
         *,
+        same_task: bool = UNSET,
+        stop_on_success: bool = UNSET,
+        reflection: bool = UNSET,
+        memory: str = UNSET,
+        max_reflection_chars: int = UNSET,
+        max_history_chars: int = UNSET,
+        history_steps: int = UNSET,
+        seat_rotation: str | None = UNSET,
+        success_fn: Callable[[float, dict[str, Any]], bool] | None = UNSET,
+        templates: Templates | str | Mapping[str, Any] = UNSET,
+        reflection_prompt: str | None = UNSET,
+        pass_options: bool | None = UNSET,
+        max_observation_chars: int = UNSET,
+        learner: str | None = UNSET,
+        opponents: Any = UNSET,
+        adapter: TextAdapter | None = UNSET,
+        invalid_action_penalty: float | None = UNSET,
+        max_invalid_actions: int | None = UNSET,
         config: TrialConfig | None = None,
         conversion: TextConversion | None = None,
-        **settings: Any,
     ) -> None:
-        gym.utils.RecordConstructorArgs.__init__(
-            self, num_episodes=num_episodes, config=config, conversion=conversion, **settings
+        trial = given(
+            {
+                "num_episodes": num_episodes,
+                "same_task": same_task,
+                "stop_on_success": stop_on_success,
+                "reflection": reflection,
+                "memory": memory,
+                "max_reflection_chars": max_reflection_chars,
+                "max_history_chars": max_history_chars,
+                "history_steps": history_steps,
+                "seat_rotation": seat_rotation,
+                "success_fn": success_fn,
+                "templates": templates,
+                "reflection_prompt": reflection_prompt,
+                "pass_options": pass_options,
+                "max_observation_chars": max_observation_chars,
+            }
         )
-        config, conversion = _split_settings(num_episodes, config, conversion, settings)
+        text = given(
+            {
+                "learner": learner,
+                "opponents": opponents,
+                "adapter": adapter,
+                "invalid_action_penalty": invalid_action_penalty,
+                "max_invalid_actions": max_invalid_actions,
+            }
+        )
+        gym.utils.RecordConstructorArgs.__init__(
+            self, config=config, conversion=conversion, **trial, **text
+        )
+        # A keyword given beside a ready config replaces that setting; one not given keeps it.
+        config = TrialConfig.from_mapping(trial, base=config)
+        conversion = replace(conversion or TextConversion(), **text)
         inner = conversion.apply(env)
         super().__init__(inner)
         self.config = config = config.for_env(inner)  # a preset name picks the env's prompts
@@ -139,15 +184,11 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
                 "seat_rotation needs an env whose reset takes options={'seat': ...}; pass "
                 "pass_options=True if yours does."
             )
-        # Our pages are ASCII; a published preset's pages hold the paper's own characters.
-        space = text_space if self.templates.page is None else page_text_space
-        self.observation_space = space(config.max_observation_chars)
+        # The one choice of layout: a published preset's whole page, or our composed one. Our
+        # pages are ASCII; a published preset's hold the paper's own characters.
+        self._layout = ComposedLayout if self.templates.page is None else PageLayout
+        self.observation_space = self._layout.space(config.max_observation_chars)
         self.action_space = text_space()
-        # Fixed by the config: written once, not per episode.
-        count = config.num_episodes
-        self._headers = tuple(
-            self.templates.attempt.format(attempt=k + 1, num_episodes=count) for k in range(count)
-        )
         self._rng: _LazyRandom | None = None
         self._trial: TrialState | None = None
         self._warned_restart = False
@@ -179,9 +220,8 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             seeds = [task] * count
         else:
             seeds = [draw_seed(self._rng) for _ in range(count)]
-        page = self.templates.page
-        pages = None if page is None else PageTrial(page, self.config.memory, self.env.unwrapped)
-        self._trial = TrialState(seeds, self._draw_seats(), dict(options or {}), pages=pages)
+        layout = self._layout(self.config, self.env.unwrapped)
+        self._trial = TrialState(seeds, self._draw_seats(), dict(options or {}), layout=layout)
         return self._start_episode(0)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -190,18 +230,10 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         if trial is None or trial.phase == "done":
             raise RuntimeError("The trial is over (or never started): call reset().")
         if trial.phase == "reflect":
-            trial.reflections.append(self._reflection(action))
+            trial.reflections.append(trial.layout.stored_reflection(action))
             obs, info = self._start_episode(len(trial.records))
             return obs, 0.0, False, False, info
         return self._play(action)
-
-    def _reflection(self, answer: object) -> str:
-        """The reflection stored from an answer: the published reading under a page preset."""
-        t, limit = self.templates, self.config.max_reflection_chars
-        if t.page is not None:
-            return fit_page_text(t.page.reflection(answer, limit))
-        keep = t.reflection_without_tag == "keep"
-        return extract_reflection(answer, t.reflection_tag, limit, keep)
 
     # -- play ----------------------------------------------------------------------------------
 
@@ -214,19 +246,16 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         record.episode_return += reward
         trial.invalid += int(bool(inner_info.get("invalid_action", False)))
         trial.inner_obs, trial.inner_info = fit_text(obs), inner_info
-        if trial.pages is not None:
-            trial.pages.record(action, trial.inner_obs, inner_info)
+        trial.layout.record(trial, action)
         index = len(trial.records)
         if not (terminated or truncated):
-            obs = play_observation(trial, self.config)
-            return obs, reward, False, False, self._info(index, "play")
+            return trial.layout.play(trial), reward, False, False, self._info(index, "play")
         record.final_observation = trial.inner_obs
         record.success = bool(self.success_fn(record.episode_return, inner_info))
         record.forfeit = bool(inner_info.get("forfeit", False))
         trial.records.append(record)
         trial.ground_truth.append(self._inner_truth())
-        if trial.pages is not None:
-            trial.pages.finish()
+        trial.layout.finish(trial)
         info = self._info(index, "play")
         info.update(
             episode_return=record.episode_return,
@@ -236,11 +265,11 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         if index == self.num_episodes - 1 or (self.config.stop_on_success and record.success):
             trial.phase = "done"
             info["trial"] = self.result().to_dict()
-            return final_observation(trial, self.config), reward, True, False, info
+            return trial.layout.final(trial), reward, True, False, info
         if self.config.reflection:
             trial.phase = "reflect"
             info["phase"] = "reflect"
-            return reflection_observation(trial, self.config), reward, False, False, info
+            return trial.layout.reflection(trial), reward, False, False, info
         next_obs, next_info = self._start_episode(index + 1)
         next_info.update(
             {k: info[k] for k in ("episode_return", "episode_success", "episode_truncated")}
@@ -266,18 +295,9 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             opponent=_as_name(inner_info.get("opponent")), seat=_as_name(inner_info.get("seat"))
         )
         trial.phase = "play"
-        if trial.pages is not None:
-            trial.pages.start(trial.inner_obs, trial.inner_info)
-        trial.header = self._headers[index]
-        trial.memory_text = render_memory(
-            trial.records,
-            trial.reflections,
-            config.memory,
-            self.templates,
-            config.max_history_chars,
-        )
+        trial.layout.start(trial)
         self._check_restart(index)
-        return play_observation(trial, self.config), self._info(index, "play")
+        return trial.layout.play(trial), self._info(index, "play")
 
     def _check_restart(self, index: int) -> None:
         """Warn once if replaying the seed did not give the same first observation."""
@@ -395,30 +415,6 @@ TRIAL_RESET_OPTIONS = ("seat", "keep_opponent")
 def _accepts_options(env: gym.Env) -> bool:
     declared = (getattr(env.unwrapped, "metadata", None) or {}).get("reset_options", ())
     return set(TRIAL_RESET_OPTIONS) <= set(declared)
-
-
-def _split_settings(
-    num_episodes: int,
-    config: TrialConfig | None,
-    conversion: TextConversion | None,
-    settings: dict[str, Any],
-) -> tuple[TrialConfig, TextConversion]:
-    """Route keyword settings to the trial config and the text conversion (a typo is an error)."""
-    trial_names, text_names = TrialConfig.field_names(), TextConversion.field_names()
-    unknown = sorted(set(settings) - trial_names - text_names)
-    if unknown:
-        raise TypeError(
-            f"MetaEpisodeWrapper got unknown settings {unknown}. Trial settings: "
-            f"{', '.join(sorted(trial_names))}; text conversion: {', '.join(sorted(text_names))}."
-        )
-    trial = {k: v for k, v in settings.items() if k in trial_names}
-    text = {k: v for k, v in settings.items() if k in text_names}
-    if config is None:
-        config = TrialConfig(num_episodes=num_episodes, **trial)
-    elif trial or num_episodes != 3:
-        config = replace(config, num_episodes=num_episodes, **trial)
-    conversion = TextConversion(**text) if conversion is None else replace(conversion, **text)
-    return config, conversion
 
 
 def _as_name(value: Any) -> str | None:

@@ -23,6 +23,7 @@ from mage_envs.opponents.population import PRESETS, Population, as_population
 from mage_envs.opponents.random_legal import RandomLegal, RandomOpponent
 from mage_envs.opponents.referee import MatchResult, play_match
 from mage_envs.opponents.registry import (
+    OPPONENTS,
     OpponentEntry,
     make_opponent,
     opponent_entries,
@@ -40,6 +41,7 @@ from mage_envs.opponents.tic_tac_toe import (
 )
 
 __all__ = [
+    "OPPONENTS",
     "CFROpponent",
     "KUHN_STYLES",
     "KuhnStyle",

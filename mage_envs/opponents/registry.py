@@ -5,8 +5,10 @@
 wherever an opponent name is. Everything that lists opponents reads this registry: the error for
 an unknown name, :func:`opponent_names`, the bounds table (:mod:`mage_envs.bounds`) and the table
 in ``docs/opponents.md`` (:func:`opponents_markdown`), so a new style appears everywhere by being
-registered. A name that does not fit the game raises a clear error: there is never a silent
-fallback to random play. ``mcts-N`` is accepted for any N >= 1.
+registered. The registry is one ``dict[str, OpponentEntry]`` (:data:`OPPONENTS`), as Gymnasium's
+``registry: dict[str, EnvSpec]``, read at call time. A name that does not fit the game raises a
+clear error: there is never a silent fallback to random play. ``mcts-N`` is accepted for any
+N >= 1.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from mage_envs.opponents.random_legal import RandomLegal
 from mage_envs.opponents.tic_tac_toe import TIC_TAC_TOE_STYLES, PerfectPlayOpponent
 
 __all__ = [
+    "OPPONENTS",
+    "POPULATIONS",
     "OpponentEntry",
     "make_opponent",
     "opponent_entries",
@@ -66,11 +70,12 @@ class OpponentEntry:
         return self.supports is None or self.supports(game)
 
 
-# One table per field, keyed by name: registration order is the order of every list.
-_FACTORIES: dict[str, Factory] = {}
-_SUPPORTS: dict[str, Callable[[pyspiel.Game], bool]] = {}
-_ABOUT: dict[str, tuple[str, str, bool]] = {}  # games, description, bounds
-_POPULATIONS: dict[str, Any] = {}
+OPPONENTS: dict[str, OpponentEntry] = {}
+"""Opponent name -> entry, in registration order (the order of every list). Read at call time,
+as Gymnasium's ``registry``: what :func:`register_opponent` adds is a name everywhere."""
+
+POPULATIONS: dict[str, Any] = {}
+"""Preset name -> :class:`~mage_envs.opponents.Population` (:func:`register_population`)."""
 
 
 def register_opponent(
@@ -81,38 +86,31 @@ def register_opponent(
     games: str = "any",
     description: str = "",
     bounds: bool = True,
-) -> None:
+) -> OpponentEntry:
     """Make ``name`` buildable by :func:`make_opponent` (the fields of :class:`OpponentEntry`)."""
-    _FACTORIES[name] = factory
-    if supports is not None:
-        _SUPPORTS[name] = supports
-    else:
-        _SUPPORTS.pop(name, None)
-    _ABOUT[name] = (games, description, bounds)
+    entry = OpponentEntry(name, factory, supports, games, description, bounds)
+    OPPONENTS[name] = entry
+    return entry
 
 
 def register_population(population: Any) -> None:
     """Make a population's ``name`` usable wherever an opponent name is (a preset)."""
-    _POPULATIONS[population.name] = population
+    POPULATIONS[population.name] = population
 
 
 def registered_population(name: str) -> Any | None:
     """Return the preset population called ``name``, or ``None``."""
-    return _POPULATIONS.get(name)
+    return POPULATIONS.get(name)
 
 
 def population_names() -> list[str]:
     """Return the preset population names, sorted."""
-    return sorted(_POPULATIONS)
+    return sorted(POPULATIONS)
 
 
 def opponent_entries(game: pyspiel.Game | None = None) -> list[OpponentEntry]:
     """Return the registered opponents (those that fit ``game`` if given), in registration order."""
-    entries = [
-        OpponentEntry(name, factory, _SUPPORTS.get(name), *_ABOUT.get(name, ("any", "", True)))
-        for name, factory in _FACTORIES.items()
-    ]
-    return [e for e in entries if game is None or e.fits(game)]
+    return [e for e in OPPONENTS.values() if game is None or e.fits(game)]
 
 
 def opponent_names(game: pyspiel.Game | None = None) -> list[str]:
@@ -157,17 +155,18 @@ def _build(name: str, game: pyspiel.Game) -> Opponent:
     match = _MCTS_NAME.fullmatch(name)
     if match:
         return MCTSOpponent(game, simulations=int(match.group(1)))
-    if name not in _FACTORIES:
+    entry = OPPONENTS.get(name)
+    if entry is None:
         raise ValueError(
             f"Unknown opponent {name!r}. Valid names: {', '.join(opponent_names())} "
             f"(mcts-N for any N >= 1); populations: {', '.join(population_names())}."
         )
-    if name in _SUPPORTS and not _SUPPORTS[name](game):
+    if not entry.fits(game):
         raise ValueError(
             f"Opponent {name!r} cannot play {game}. Names for this game: "
             f"{', '.join(opponent_names(game))}."
         )
-    return _FACTORIES[name](game)
+    return entry.factory(game)
 
 
 def opponents_markdown() -> str:

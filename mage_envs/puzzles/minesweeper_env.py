@@ -32,8 +32,9 @@ from typing import Any
 
 import numpy as np
 
-from mage_envs.projections import action_tag, lamer_minesweeper
+from mage_envs.projections import action_tag, lamer_minesweeper, projected_number
 from mage_envs.puzzles.grid_text import cell_name
+from mage_envs.puzzles.lamer_pages import LAMER_MINESWEEPER
 from mage_envs.puzzles.minesweeper import UNOPENED, MinesweeperBoard, Reveal, check_settings
 from mage_envs.puzzles.minesweeper_text import CellMove, board_text, parse_cell_move
 from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
@@ -75,7 +76,7 @@ class MinesweeperEnv(TextPuzzleEnv):
         (True, -1.0)
     """
 
-    metadata = {**TextPuzzleEnv.metadata, "page_presets": {"lamer": "lamer_minesweeper"}}
+    page_presets = {"lamer": LAMER_MINESWEEPER}  # LaMer's pages (mage_envs/page_presets.py)
 
     def __init__(
         self,
@@ -190,7 +191,9 @@ class MinesweeperEnv(TextPuzzleEnv):
         if self.answer_rules == "ours":
             return parse_cell_move(action)
         cell = lamer_minesweeper(action) if isinstance(action, str) else None
-        return None if cell is None else CellMove(int(cell[0]) - 1, int(cell[1]) - 1)
+        if cell is None:
+            return None
+        return CellMove(projected_number(cell[0]) - 1, projected_number(cell[1]) - 1)
 
     def ground_truth(self) -> dict[str, Any]:
         """Where the mines are, for analysis only: the agent never sees them (nor after a loss).

@@ -26,6 +26,7 @@ from typing import Any
 
 from mage_envs.projections import action_tag, lamer_sokoban
 from mage_envs.puzzles.grid_text import cell_name
+from mage_envs.puzzles.lamer_pages import LAMER_SOKOBAN
 from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
 from mage_envs.puzzles.sokoban import SokobanLevel, dead_cells, deadlocked_boxes
 from mage_envs.puzzles.sokoban_generator import GeneratedLevel, SokobanSettings, generate_level
@@ -79,7 +80,7 @@ class SokobanEnv(TextPuzzleEnv):
     """
 
     answer_unit = "answer"  # an answer holds several moves
-    metadata = {**TextPuzzleEnv.metadata, "page_presets": {"lamer": "lamer_sokoban"}}
+    page_presets = {"lamer": LAMER_SOKOBAN}  # LaMer's pages (mage_envs/page_presets.py)
 
     def __init__(
         self,
@@ -209,7 +210,9 @@ class SokobanEnv(TextPuzzleEnv):
 
     def _lamer_step(self, action: object) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """A turn under LaMer's rules (:mod:`.sokoban_lamer`)."""
-        moves, valid = lamer_sokoban(action) if isinstance(action, str) else (["still"], False)
+        moves, valid = ["still"], False
+        if isinstance(action, str):  # every move read, so the turn can say it cut them
+            moves, valid = lamer_sokoban(action, moves_per_turn=None)
         rewards = Rewards(self.step_penalty, self.box_on_target_reward, self.success_reward)
         fixed = self.turn_rules == "lamer-fixed"
         played = moves[: self.moves_per_turn]

@@ -14,6 +14,7 @@ gets WebShop's placeholder attribute. Every field it reads is checked (:mod:`.re
 
 from __future__ import annotations
 
+import numbers
 import re
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
@@ -218,7 +219,17 @@ def parse_products(
     Raises:
         DataFormatError: If a record lacks a field WebShop reads or has it malformed; the
             message names the file, the record and the field.
+        ValueError: If ``num_products`` is not ``None`` or a positive integer.
     """
+    if num_products is not None and (
+        isinstance(num_products, bool)
+        or not isinstance(num_products, numbers.Integral)
+        or num_products < 1
+    ):
+        raise ValueError(
+            f"num_products must be None or a positive integer, not {num_products!r} (a slice "
+            "bound like -1 would drop products from the end)."
+        )
     files = {**_SOURCES, **(files or {})}
     if not isinstance(records, list):
         problem = f"must be a JSON list of product records, not {_kind(records)}"

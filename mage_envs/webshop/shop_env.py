@@ -21,6 +21,7 @@ from typing import Any
 from mage_envs.projections import action_tag, lamer_webshop
 from mage_envs.puzzles.puzzle_env import TextPuzzleEnv
 from mage_envs.webshop.catalogue import Catalogue
+from mage_envs.webshop.pages import WEBSHOP_PAGE
 from mage_envs.webshop.published import available_actions, play_webshop_move
 from mage_envs.webshop.reward import REWARD_RULES, Goal
 from mage_envs.webshop.session import ShopSession, shown_name
@@ -55,7 +56,7 @@ class ShopEnv(TextPuzzleEnv):
         answer_rules: ``"ours"`` (default), or ``"lamer"`` / ``"mage"`` (module docstring).
     """
 
-    metadata = {**TextPuzzleEnv.metadata, "page_presets": {"lamer": "webshop", "mage": "webshop"}}
+    page_presets = {"lamer": WEBSHOP_PAGE, "mage": WEBSHOP_PAGE}  # the papers share the page
 
     def __init__(
         self,

@@ -1,5 +1,9 @@
 """LaMer's Sokoban and Minesweeper pages: the boards in its symbols, its memory's action lines.
 
+The page presets of :class:`~mage_envs.puzzles.sokoban_env.SokobanEnv` and
+:class:`~mage_envs.puzzles.minesweeper_env.MinesweeperEnv` (and so of their variants), with the
+wording in ``prompts/`` beside this module.
+
 Sources (LaMer @9a4756c, ``agent_system/environments/``): ``sokoban/sokoban/env.py``
 (``GRID_LOOKUP``, ``render(mode="text_with_row_numbers")``), ``sokoban/env_manager.py`` (the
 memory stores the projected moves by name; the prompt is built with ``num_actions_per_turn=3``),
@@ -9,14 +13,18 @@ writes ``(row, col)`` as projected, or ``no operation``).
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from mage_envs.meta.published.steps import LAMER_STEPS
+from mage_envs.page_presets import LAMER_STEPS, PagePreset
 from mage_envs.projections import lamer_minesweeper, lamer_sokoban
 from mage_envs.puzzles.minesweeper_text import parse_cell_move
 from mage_envs.puzzles.sokoban_text import parse_moves
 
-__all__ = ["SOKOBAN", "MINESWEEPER", "sokoban_observation", "minesweeper_observation"]
+__all__ = ["LAMER_SOKOBAN", "LAMER_MINESWEEPER", "sokoban_observation", "minesweeper_observation"]
+
+PROMPTS = Path(__file__).parent / "prompts"
+"""LaMer's wording of both puzzles, one TOML file each."""
 
 BOX_ON_TARGET = "\u221a"
 """LaMer's box on a target (``√``)."""
@@ -46,7 +54,8 @@ def sokoban_action(answer: object, info: dict[str, Any], env: Any) -> str:
     the moves our parser read.
     """
     if getattr(env, "turn_rules", "ours") != "ours":
-        return repr(lamer_sokoban(answer)[0] if isinstance(answer, str) else ["still"])
+        moves = lamer_sokoban(answer, env.moves_per_turn)[0] if isinstance(answer, str) else None
+        return repr(moves or ["still"])
     moves = [] if info.get("invalid_action") else parse_moves(answer)[: env.moves_per_turn]
     return repr(moves or ["still"])
 
@@ -86,24 +95,40 @@ def minesweeper_action(answer: object, info: dict[str, Any], env: Any) -> str:
 
 
 def minesweeper_facts(env: Any, info: dict[str, Any]) -> dict[str, Any]:
-    """Board size and mine count (LaMer's boards are square: the row count is the size)."""
+    """Board size and mine count.
+
+    Raises:
+        ValueError: If the board is not square: LaMer's page describes an N by N board.
+    """
+    if env.height != env.width:
+        raise ValueError(
+            "LaMer's Minesweeper page describes a square board ('a two dimensional N by N "
+            f"board'); this one is {env.height}x{env.width}. Use a square board, or "
+            "templates='default'."
+        )
     return {"board_size": env.height, "n_mines": env.num_mines}
 
 
-SOKOBAN: dict[str, Any] = {
-    **LAMER_STEPS,
-    "observation": sokoban_observation,
-    "action": sokoban_action,
-    "facts": sokoban_facts,
-    "reflection_from": "first",
-}
+LAMER_SOKOBAN = PagePreset(
+    PROMPTS / "lamer_sokoban.toml",
+    {
+        **LAMER_STEPS,
+        "observation": sokoban_observation,
+        "action": sokoban_action,
+        "facts": sokoban_facts,
+        "reflection_from": "first",
+    },
+)
 """LaMer's Sokoban page (``sokoban/projection.py`` reads the first ``<remark>``)."""
 
-MINESWEEPER: dict[str, Any] = {
-    **LAMER_STEPS,
-    "observation": minesweeper_observation,
-    "action": minesweeper_action,
-    "facts": minesweeper_facts,
-    "reflection_from": "last",
-}
+LAMER_MINESWEEPER = PagePreset(
+    PROMPTS / "lamer_minesweeper.toml",
+    {
+        **LAMER_STEPS,
+        "observation": minesweeper_observation,
+        "action": minesweeper_action,
+        "facts": minesweeper_facts,
+        "reflection_from": "last",
+    },
+)
 """LaMer's Minesweeper page (``minesweeper/projection.py`` reads the last ``<remark>``)."""

@@ -1,5 +1,9 @@
 """MAGE's Kuhn poker and tic-tac-toe pages: its observation lines and memory's action lines.
 
+The page presets of :class:`~mage_envs.games.kuhn_poker.KuhnPokerEnv` and
+:class:`~mage_envs.games.tic_tac_toe.TicTacToeEnv`, with the wording in ``prompts/`` beside this
+module.
+
 Sources (MAGE @9b2e588, ``agent_system/environments/``): ``kuhnpoker/envs.py``
 (``get_readable_obs``), ``kuhnpoker/env_manager.py`` (the memory stores the projected action id,
 ``0``, ``1`` or ``-1``, with ``, but it is invalid`` when the env refused it),
@@ -9,14 +13,18 @@ Sources (MAGE @9b2e588, ``agent_system/environments/``): ``kuhnpoker/envs.py``
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from mage_envs.meta.memory import shown_action
-from mage_envs.meta.published.steps import MAGE_STEPS
+from mage_envs.page_presets import MAGE_STEPS, PagePreset
 from mage_envs.projections import mage_kuhn, mage_tictactoe
 from mage_envs.puzzles.minesweeper_text import parse_cell_move
+from mage_envs.text import shown_action
 
-__all__ = ["KUHN", "TICTACTOE"]
+__all__ = ["MAGE_KUHN", "MAGE_TICTACTOE"]
+
+PROMPTS = Path(__file__).parent / "prompts"
+"""MAGE's wording of both games, one TOML file each."""
 
 _INVALID = ", but it is invalid"
 
@@ -84,20 +92,26 @@ def tictactoe_facts(env: Any, info: dict[str, Any]) -> dict[str, Any]:
     return {"board_size": 3, "player_symbol": "X", "opponent_symbol": "O"}
 
 
-KUHN: dict[str, Any] = {
-    **MAGE_STEPS,
-    "observation": kuhn_observation,
-    "action": kuhn_action,
-    "facts": kuhn_facts,
-    "reflection_from": "first",
-}
+MAGE_KUHN = PagePreset(
+    PROMPTS / "mage_kuhn.toml",
+    {
+        **MAGE_STEPS,
+        "observation": kuhn_observation,
+        "action": kuhn_action,
+        "facts": kuhn_facts,
+        "reflection_from": "first",
+    },
+)
 """MAGE's Kuhn poker page (``kuhnpoker/projection.py`` reads the first ``<remark>``)."""
 
-TICTACTOE: dict[str, Any] = {
-    **MAGE_STEPS,
-    "observation": tictactoe_observation,
-    "action": tictactoe_action,
-    "facts": tictactoe_facts,
-    "reflection_from": "last",
-}
+MAGE_TICTACTOE = PagePreset(
+    PROMPTS / "mage_tictactoe.toml",
+    {
+        **MAGE_STEPS,
+        "observation": tictactoe_observation,
+        "action": tictactoe_action,
+        "facts": tictactoe_facts,
+        "reflection_from": "last",
+    },
+)
 """MAGE's tic-tac-toe page (``TicTacToe/projection.py`` reads the last ``<remark>``)."""

@@ -16,13 +16,14 @@ Sources (LaMer @9a4756c, ``agent_system/environments/webshop/``; MAGE @9b2e588 h
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from mage_envs.meta.memory import shown_action
-from mage_envs.meta.published.steps import LAMER_TEXT_STEPS
+from mage_envs.page_presets import LAMER_TEXT_STEPS, PagePreset
 from mage_envs.projections import lamer_webshop
+from mage_envs.text import shown_action
 
-__all__ = ["WEBSHOP", "webshop_observation", "webshop_shorten"]
+__all__ = ["WEBSHOP_PAGE", "webshop_observation", "webshop_shorten"]
 
 SEP = " [SEP] "
 MAX_PARTS = {"current": 15, "memory": 6}
@@ -77,21 +78,24 @@ def webshop_facts(env: Any, info: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-WEBSHOP: dict[str, Any] = {
-    **LAMER_TEXT_STEPS,
-    "observation": webshop_observation,
-    "action": webshop_action,
-    "facts": webshop_facts,
-    "shorten": webshop_shorten,
-    "window_play": 5,
-    "window_reflect": 20,
-    "window_memory": 3,
-    "shown_play": 5,
-    "shown_reflect": 20,
-    "shown_memory": 3,
-    "memory_none": "",
-    "strip": False,
-    "short_page": 20_000,
-    "reflection_from": "last",
-}
-"""The WebShop page of both papers."""
+WEBSHOP_PAGE = PagePreset(
+    Path(__file__).parent / "prompts" / "webshop.toml",
+    {
+        **LAMER_TEXT_STEPS,
+        "observation": webshop_observation,
+        "action": webshop_action,
+        "facts": webshop_facts,
+        "shorten": webshop_shorten,
+        "window_play": 5,
+        "window_reflect": 20,
+        "window_memory": 3,
+        "shown_play": 5,
+        "shown_reflect": 20,
+        "shown_memory": 3,
+        "memory_none": "",
+        "strip": False,
+        "short_page": 20_000,
+        "reflection_from": "last",
+    },
+)
+"""The WebShop page of both papers (the page presets ``lamer`` and ``mage`` of the shops)."""

@@ -10,13 +10,14 @@ the command the projection sent (lower-cased, or the last 30 characters of an un
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
-from mage_envs.meta.memory import shown_action
-from mage_envs.meta.published.steps import LAMER_TEXT_STEPS
+from mage_envs.page_presets import LAMER_TEXT_STEPS, PagePreset
 from mage_envs.projections import lamer_alfworld
+from mage_envs.text import shown_action
 
-__all__ = ["ALFWORLD"]
+__all__ = ["ALFWORLD_PAGE"]
 
 WINDOW = 15
 """Steps an ALFWorld page shows (``history_length=15``)."""
@@ -45,17 +46,20 @@ def alfworld_facts(env: Any, info: dict[str, Any]) -> dict[str, Any]:
     return {"admissible_actions": ",\n ".join(f"'{c}'" for c in commands if c != "help")}
 
 
-ALFWORLD: dict[str, Any] = {
-    **LAMER_TEXT_STEPS,
-    "observation": alfworld_observation,
-    "action": alfworld_action,
-    "facts": alfworld_facts,
-    "window_play": WINDOW,
-    "window_reflect": WINDOW,
-    "window_memory": WINDOW,
-    "shown_play": WINDOW,
-    "shown_reflect": WINDOW,
-    "shown_memory": WINDOW,
-    "reflection_from": "last",
-}
-"""The ALFWorld page of both papers."""
+ALFWORLD_PAGE = PagePreset(
+    Path(__file__).parent / "prompts" / "alfworld.toml",
+    {
+        **LAMER_TEXT_STEPS,
+        "observation": alfworld_observation,
+        "action": alfworld_action,
+        "facts": alfworld_facts,
+        "window_play": WINDOW,
+        "window_reflect": WINDOW,
+        "window_memory": WINDOW,
+        "shown_play": WINDOW,
+        "shown_reflect": WINDOW,
+        "shown_memory": WINDOW,
+        "reflection_from": "last",
+    },
+)
+"""The ALFWorld page of both papers (the page presets ``lamer`` and ``mage`` of ALFWorld)."""
