@@ -7,8 +7,9 @@ refusal is about the hardware, not the config), builds its LoRA config, builds t
 opponent, plays one trial with a random-legal agent through the trial settings the trainer uses
 (the no-download stand-in for WebShop's and ALFWorld's data), reads the model's ``config.json``
 (or, for a known model not on disk, its architecture from ``baselines/configs/models``) and its
-tokenizer when there is one, and prints what would run: trials and rows per generation, tokens
-per forward, the memory estimate of a step
+tokenizer when there is one, and prints what would run: trials and rows per step, the run's
+budget (generations, trials played, optimizer steps: TRL's ``max_steps`` counts optimizer
+steps, not generations), tokens per forward, the memory estimate of a step
 (:mod:`mage_agents.training.memory`) and the TRL settings that matter. Problems a run would meet
 later (an estimate over the device, a row over the token budget, a missing model) are listed as
 warnings; invalid settings exit 2, as ``train`` does.
@@ -34,7 +35,7 @@ from mage_agents.training.memory import (
     estimate_memory,
 )
 
-__all__ = ["check", "check_main", "CheckReport", "read_model", "MODELS_DIR"]
+__all__ = ["check", "check_main", "run_budget", "CheckReport", "read_model", "MODELS_DIR"]
 __all__ += ["DEVICE_GIB"]
 
 MODELS_DIR = Path(__file__).parent / "configs" / "models"
@@ -163,6 +164,51 @@ def _forward_shape(config: Any, turns: float, widest: int) -> dict[str, int]:
     return shape
 
 
+def run_budget(config: Any, rows_per_generation: float) -> dict[str, Any]:
+    """What a whole run plays and trains, per process, as TRL 1.16 schedules it.
+
+    TRL's ``max_steps`` counts optimizer steps, each of ``gradient_accumulation_steps``
+    micro-batches; a generation (``per_device_train_batch_size x steps_per_generation`` trials)
+    feeds ``steps_per_generation x num_iterations`` micro-batches; so a run plays
+    ``ceil(max_steps x gradient_accumulation_steps / (steps_per_generation x num_iterations))``
+    generations.
+
+    Example:
+        >>> from types import SimpleNamespace
+        >>> config = SimpleNamespace(max_steps=300, gradient_accumulation_steps=1,
+        ...     steps_per_generation=8, num_iterations=1, per_device_train_batch_size=8)
+        >>> budget = run_budget(config, rows_per_generation=640)
+        >>> budget["generations"], budget["trials"], budget["rows_per_step"]
+        (38, 2432, 80.0)
+    """
+    accumulation = config.gradient_accumulation_steps
+    micro = config.max_steps * accumulation
+    feeds = config.steps_per_generation * config.num_iterations
+    generations = -(-micro // feeds)  # TRL generates at micro-batch 0, feeds, 2 x feeds, ...
+    trials = config.per_device_train_batch_size * config.steps_per_generation
+    return {
+        "optimizer_steps": config.max_steps,
+        "micro_batches": micro,
+        "steps_per_generation_feeds": feeds / accumulation,
+        "generations": generations,
+        "trials_per_generation": trials,
+        "trials": generations * trials,
+        "rows_per_step": rows_per_generation * accumulation / config.steps_per_generation,
+    }
+
+
+def _budget_line(config: Any, budget: dict[str, Any]) -> str:
+    return (
+        f"the run, per process: {budget['optimizer_steps']:,} optimizer steps (max_steps; "
+        f"{config.gradient_accumulation_steps} micro-batch(es) each, about "
+        f"{budget['rows_per_step']:.0f} rows) from {budget['generations']:,} generations of "
+        f"{budget['trials_per_generation']} trials, each feeding "
+        f"{budget['steps_per_generation_feeds']:g} optimizer step(s) (steps_per_generation "
+        f"{config.steps_per_generation} x num_iterations {config.num_iterations} micro-batches): "
+        f"{budget['trials']:,} trials played"
+    )
+
+
 def check(settings: dict[str, Any]) -> CheckReport:
     """Check ``settings`` (a ``train`` config merged with its flags) without loading weights.
 
@@ -206,6 +252,9 @@ def check(settings: dict[str, Any]) -> CheckReport:
         f"{shape['most_rows']}: {config.max_turns} turns a trial), cut into "
         f"{config.steps_per_generation} micro-batch(es) of about {shape['micro_rows']} rows",
     ]
+    budget = run_budget(config, shape["rows"])
+    report.lines.append(_budget_line(config, budget))
+    report.figures["budget"] = budget
     if config.max_tokens_per_forward is None:
         report.lines.append(
             f"tokens per forward: about {tokens:,} (no max_tokens_per_forward: TRL runs a "

@@ -49,3 +49,32 @@ def test_the_cli_check_prints_what_would_run_and_writes_nothing(tmp_path, capsys
     assert main(["train", "--config", "tiny_kuhn_robust", "--check", "--set", "traj_gamma=2"]) == 2
     assert "traj_gamma is a discount" in capsys.readouterr().err
 
+
+def test_the_check_counts_the_generations_a_run_plays(tmp_path, capsys):
+    """TRL's max_steps counts optimizer steps: a run plays the generations the check prints."""
+    from mage_agents.training import MetaRLTrainer
+
+    given = ["--config", "tiny_kuhn_grpo", "--out", str(tmp_path), "--max-steps", "5"]
+    given += ["--set", "steps_per_generation=2", "--set", "gradient_accumulation_steps=2"]
+    given += ["--set", "per_device_train_batch_size=4", "--set", "num_generations=4"]
+    given += ["--set", "evaluation_steps=0", "--set", "save_strategy=no"]
+    settings = load_train_settings(given)
+    budget = check(settings).figures["budget"]
+    # 5 optimizer steps x 2 micro-batches = 10; a generation feeds 2: generations 0, 2, ..., 8
+    assert budget["generations"] == 5 and budget["trials_per_generation"] == 8
+    assert budget["trials"] == 40 and budget["optimizer_steps"] == 5
+    from baselines.train import build_config, load_model
+
+    model, tokenizer = load_model(settings)
+    trainer = MetaRLTrainer(model, build_config(settings), processing_class=tokenizer)
+    played, generate = [], trainer._generate_and_score_completions
+
+    def counted(inputs):
+        played.append(len(inputs))
+        return generate(inputs)
+
+    trainer._generate_and_score_completions = counted
+    trainer.train()
+    assert len(played) == budget["generations"] and sum(played) == budget["trials"]
+    assert main(["train", *given, "--check"]) == 0
+    assert "5 optimizer steps" in capsys.readouterr().out.replace("\n", " ")
