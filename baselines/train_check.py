@@ -254,7 +254,7 @@ def check(settings: dict[str, Any]) -> CheckReport:
     ]
     budget = run_budget(config, shape["rows"])
     report.lines.append(_budget_line(config, budget))
-    report.figures["budget"] = budget
+    report.figures["run"] = budget
     if config.max_tokens_per_forward is None:
         report.lines.append(
             f"tokens per forward: about {tokens:,} (no max_tokens_per_forward: TRL runs a "

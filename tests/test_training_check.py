@@ -59,7 +59,7 @@ def test_the_check_counts_the_generations_a_run_plays(tmp_path, capsys):
     given += ["--set", "per_device_train_batch_size=4", "--set", "num_generations=4"]
     given += ["--set", "evaluation_steps=0", "--set", "save_strategy=no"]
     settings = load_train_settings(given)
-    budget = check(settings).figures["budget"]
+    budget = check(settings).figures["run"]
     # 5 optimizer steps x 2 micro-batches = 10; a generation feeds 2: generations 0, 2, ..., 8
     assert budget["generations"] == 5 and budget["trials_per_generation"] == 8
     assert budget["trials"] == 40 and budget["optimizer_steps"] == 5
