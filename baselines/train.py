@@ -14,7 +14,8 @@ from a ready one with ``base: NAME`` (its ``trial`` settings merge key by key). 
 ``--trial '{num_episodes: 1}'``), and ``--set KEY=VALUE`` sets any field: flags override the
 file. The trial settings are :class:`~mage_envs.meta.TrialConfig`'s, under ``trial:``.
 
-The output folder holds ``config.yaml`` (the run's settings), ``metrics.jsonl`` and
+The output folder holds ``config.yaml`` (the run's settings as given), ``resolved.yaml`` (what
+they came to: every field that differs from its default), ``metrics.jsonl`` and
 ``metrics.csv`` (every logged step), ``curves.png`` (return per episode index, pass@k, the exact
 value for Kuhn poker), ``transcripts/`` (a sample of each evaluation's trials) and ``index.html``
 (all of it in one page, to open in a browser), TRL's ``checkpoint-N`` folders (the last step is
@@ -255,7 +256,7 @@ def train(
     import torch
     from transformers import PrinterCallback
 
-    from baselines.train_output import OutputCallback
+    from baselines.train_output import OutputCallback, write_resolved
     from mage_agents.training import MetaRLTrainer
     from mage_agents.training.trials import check_trials
 
@@ -284,6 +285,7 @@ def train(
         raise folder_error("--out", out, error) from None
     text = yaml.safe_dump(_plain(settings), sort_keys=False)
     on_main(config, lambda: (out / "config.yaml").write_text(text))
+    on_main(config, lambda: write_resolved(out, config))
     model, tokenizer = load_model(settings)
     source = model.config._name_or_path
     saved = bool(source) and (Path(source) / "config.json").is_file()

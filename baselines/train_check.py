@@ -226,6 +226,8 @@ def check(settings: dict[str, Any]) -> CheckReport:
     else:  # its data is not here: the settings are checked on the stand-in
         stand_in = copy.copy(config)
         stand_in.env_id, stand_in.env_kwargs = env_id, env_kwargs
+        evaluation = getattr(config, "evaluation_env_kwargs", None) or {}
+        stand_in.evaluation_env_kwargs = measured_env(config.env_id, dict(evaluation))[1]
         check_trials(stand_in)
         report.warnings.append(
             f"{config.env_id}'s data is not on this machine: the trials were checked on "

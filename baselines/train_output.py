@@ -11,14 +11,51 @@ from __future__ import annotations
 import csv
 import json
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
 from rich.console import Console
 from transformers import TrainerCallback
 
-__all__ = ["OutputCallback", "write_curves", "progress_line", "kuhn_lines"]
+__all__ = ["OutputCallback", "write_curves", "progress_line", "kuhn_lines", "resolved_settings"]
+
+NOT_SETTINGS = ("output_dir", "logging_dir", "trial")
+"""Fields :func:`resolved_settings` leaves out: the folder itself and what it writes apart."""
+
+
+def resolved_settings(config: Any) -> dict[str, Any]:
+    """Return the settings a run trains under: each field whose value is not the library's.
+
+    ``config.yaml`` keeps the settings as given (``defaults: small-model``, a ``base:``, the
+    flags), which a resume compares; this is what they came to: every field of the
+    :class:`~mage_agents.training.MetaRLConfig` that differs from a config made with no setting
+    (the small-model defaults, TRL's values derived from others), and ``trial``'s changed
+    settings, in field order.
+    """
+    with warnings.catch_warnings():  # the reference's own deprecation notes are not the run's
+        warnings.simplefilter("ignore")
+        reference = type(config)(output_dir=config.output_dir, use_cpu=config.use_cpu).to_dict()
+    values = config.to_dict()
+    changed = {
+        name: value
+        for name, value in values.items()
+        if name not in NOT_SETTINGS and value != reference.get(name)
+    }
+    changed["trial"] = config.trial.non_defaults()
+    return json.loads(json.dumps(changed, default=str))
+
+
+def write_resolved(out: Path, config: Any) -> None:
+    """Write ``resolved.yaml``: :func:`resolved_settings` of ``config``, for the reader."""
+    text = yaml.safe_dump(resolved_settings(config), sort_keys=False)
+    (out / "resolved.yaml").write_text(
+        "# The settings this run trains under, as resolved from config.yaml (defaults filled\n"
+        "# in): every field that differs from MetaRLConfig's default.\n" + text
+    )
+
 
 SHOWN = (
     ("trial/final_return", "final return", ".3f"),

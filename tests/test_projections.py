@@ -65,6 +65,19 @@ def test_reflections_are_read_as_each_paper_did():
     assert published_reflection("no tag", 2000, last=True) == ""
 
 
+bracketed = st.lists(st.sampled_from(["[", "]", "\n", "a", "click", " ", "[]", "]["]), max_size=25)
+
+
+@settings(max_examples=500, deadline=None)
+@given(bracketed.map("".join) | answers)
+def test_webshop_action_is_webshops_own_regex_match(answer):
+    import re
+
+    match = re.match(r"(.+)\[(.+)\]", answer)  # web_agent_site/engine/engine.py, parse_action
+    expected = (answer, None) if match is None else (match.group(1), match.group(2))
+    assert webshop_action(answer) == expected
+
+
 @settings(max_examples=300, deadline=None)
 @given(answers)
 def test_projections_never_fail_on_untrusted_text(answer):

@@ -123,9 +123,10 @@ def always_pass(observation, info):
     return "<action>pass</action>" if info.get("phase") != "reflect" else "no reflection"
 
 
-def test_moves_accepted_through_an_alias_are_logged_as_written_not_invalid():
+def test_moves_accepted_through_an_alias_are_logged_by_their_legal_name_not_invalid():
+    # "pass" is Kuhn's alias for check or fold: one move is never counted under two names
     specs = plan_trials("p", ["mage/KuhnPoker-v0"], tasks=3, trial={"num_episodes": 2})
     records = evaluate(f"python:{__name__}:always_pass", specs, ResultsFile(None))
     moves = {move for r in records for episode in r["actions"] for move in episode}
-    assert moves == {"pass"}
+    assert moves and moves <= {"check", "fold"}
     assert all(r["invalid_steps"] == 0 for r in records)

@@ -5,6 +5,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest.importorskip("torch")
 pytest.importorskip("trl")
@@ -108,6 +109,21 @@ def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):
     assert config.learning_rate == 0.01
     with pytest.raises(ValueError, match="learning_rate takes a number, not 'abc'"):
         build_config({"out": str(tmp_path), "learning_rate": "abc", "use_cpu": True})
+
+
+def test_resolved_yaml_shows_what_the_small_model_defaults_came_to(tmp_path):
+    from baselines.train import _read_config, build_config
+    from baselines.train_output import write_resolved
+
+    settings = _read_config(Path("tiny_kuhn_robust")) | {"out": str(tmp_path)}
+    assert settings["defaults"] == "small-model"
+    assert not {"strategy", "action_choice", "move_entropy_bonus"} & set(settings)
+    write_resolved(tmp_path, build_config(settings))
+    resolved = yaml.safe_load((tmp_path / "resolved.yaml").read_text())
+    assert (resolved["strategy"], resolved["action_choice"]) == ("terse", "legal")
+    assert resolved["move_entropy_bonus"] == 0.3 and resolved["lr_scheduler_type"] == "constant"
+    assert resolved["trial"]["num_episodes"] == 1
+    assert "beta" not in resolved and "output_dir" not in resolved  # defaults and the folder
 
 
 def test_small_model_defaults_fill_what_a_config_leaves_out(tmp_path):

@@ -69,6 +69,7 @@ def test_extend_trains_a_finished_run_further_and_config_yaml_follows(finished, 
     assert "Extending the run to 3 steps: resuming from" in text and "step 3/3" in text
     assert "schedule was made for 2 steps" in text  # tiny_kuhn_grpo decays its rate
     assert yaml.safe_load((out / "config.yaml").read_text())["max_steps"] == 3
+    assert yaml.safe_load((out / "resolved.yaml").read_text())["max_steps"] == 3
     assert (out / "checkpoint-3").is_dir()
 
 

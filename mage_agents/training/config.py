@@ -124,6 +124,13 @@ class MetaRLConfig(GRPOConfig):
     evaluation_seed: int = field(
         default=1_000_000, metadata=_help("First held-out task seed (far from training seeds).")
     )
+    evaluation_env_kwargs: dict[str, Any] = field(
+        default_factory=dict,
+        metadata=_help(
+            "Env keyword arguments set over env_kwargs for evaluation, e.g. {split: test} (the "
+            "held-out goals or games; without it evaluation plays the training split)."
+        ),
+    )
     evaluation_opponents: list[str] = field(
         default_factory=list,
         metadata=_help("Kuhn: opponents of the exact greedy-policy value (default: the styles)."),

@@ -1,8 +1,10 @@
 """Periodic evaluation during training, and the best model kept.
 
 Every ``evaluation_steps`` optimizer steps the current policy plays ``evaluation_tasks`` held-out
-tasks (seeds from ``evaluation_seed``, far from the training seeds) through the same rollout
-engine as ``python -m baselines.run``, one trial per task, with the training sampling settings.
+tasks (seeds from ``evaluation_seed``, far from the training seeds; on the env's held-out split
+where ``evaluation_env_kwargs`` names it, as the published trainers evaluate on WebShop's test
+goals and ALFWorld's validation games) through the same rollout engine as
+``python -m baselines.run``, one trial per task, with the training sampling settings.
 For Kuhn poker the exact value of the greedy policy against each opponent and seat is computed
 too (:mod:`mage_agents.training.kuhn_policy`), with the best response's value and the policy at
 each card. The figures are logged through TRL with an ``eval/`` prefix; the model with the best
@@ -73,7 +75,7 @@ def _play_share(trainer: Any, plans: list[Any]) -> list[Any]:
 def _evaluate(trainer: Any) -> dict[str, float]:
     args = trainer.args
     seeds = list(range(args.evaluation_seed, args.evaluation_seed + args.evaluation_tasks))
-    plans = trainer.plan(seeds, 1, f"eval{trainer.state.global_step}")
+    plans = trainer.plan(seeds, 1, f"eval{trainer.state.global_step}", evaluation=True)
     trajectories = _play_share(trainer, plans)
     keep_evaluation_transcripts(trainer, plans, trajectories)  # a sample, to read
     records = [trial_record(t, [0.0] * len(t.turns)) for t in trajectories]
@@ -81,14 +83,14 @@ def _evaluate(trainer: Any) -> dict[str, float]:
     if is_kuhn(args.env_id):
         # the prompts training plays (templates, memory, ...), at one seat at a time
         rotation = args.trial.seat_rotation
-        settings = {k: v for k, v in env_kwargs_of(args).items() if k != "seat"}
+        settings = {k: v for k, v in env_kwargs_of(args, evaluation=True).items() if k != "seat"}
         settings["config"] = replace(args.trial, seat_rotation=None)
         figures.update(
             kuhn_exact_evaluation(
                 trainer.accelerator.unwrap_model(trainer.model),
                 trainer.processing_class,
                 args.evaluation_opponents or evaluation_opponents(args.opponent),
-                _seats(args.env_kwargs, rotation),
+                _seats(env_kwargs_of(args, evaluation=True), rotation),
                 strategy=args.strategy,
                 answer_template=args.answer_template,
                 chat_template_kwargs=trainer.chat_template_kwargs,

@@ -170,19 +170,27 @@ class MetaRLTrainer(GRPOTrainer):
         return LLMAgent(self.backend, self.args.strategy)
 
     def plan(
-        self, seeds: list[int], group_size: int, tag: str, first_row: int = 0
+        self,
+        seeds: list[int],
+        group_size: int,
+        tag: str,
+        first_row: int = 0,
+        *,
+        evaluation: bool = False,
     ) -> list[TrialPlan]:
         """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group.
 
-        The trials are the config's (:func:`~mage_agents.training.trials.trial_planner`); rows
-        are ``{tag}|row{i}`` and group ``g`` is scoped ``{tag}|group{g}``, so two groups of one
-        batch are never compared, even on the same task. The agent seeds follow the planner's
-        rule with the run's seed and the step's tag as process 0 writes it as their stream: the
-        same trials whatever the number of processes. ``first_row`` is the position of
-        ``seeds[0]`` in the step's rows of all processes (row ids count over the processes).
+        The trials are the config's (:func:`~mage_agents.training.trials.trial_planner`; with
+        ``evaluation``, on ``evaluation_env_kwargs``); rows are ``{tag}|row{i}`` and group ``g``
+        is scoped ``{tag}|group{g}``, so two groups of one batch are never compared, even on the
+        same task. The agent seeds follow the planner's rule with the run's seed and the step's
+        tag as process 0 writes it as their stream: the same trials whatever the number of
+        processes. ``first_row`` is the position of ``seeds[0]`` in the step's rows of all
+        processes (row ids count over the processes).
         """
-        stream = zlib.crc32(f"{tag.split('|p')[0]}|p0".encode())  # process 0's, on any process
-        planner = trial_planner(self.args, stream=(self.args.seed, stream))
+        step, process, _ = tag.partition("|p")
+        stream = zlib.crc32((f"{step}|p0" if process else tag).encode())  # process 0's tag
+        planner = trial_planner(self.args, evaluation=evaluation, stream=(self.args.seed, stream))
         plans = []
         for j, seed in enumerate(seeds):
             group = j // group_size
@@ -256,7 +264,9 @@ class MetaRLTrainer(GRPOTrainer):
             self.backend.clear()  # the sampling records of this batch only
         seed = stream_seed(self.args.seed, "rollout", *step, process)
         with random_stream(seed):
-            trajectories = self.play(self.plan(seeds, group, tag, process * len(seeds)))
+            trajectories = self.play(
+                self.plan(seeds, group, tag, process * len(seeds), evaluation=mode == "eval")
+            )
         total = self._total if self.accelerator.num_processes > 1 else None
         advantages = self.advantages(trajectories, total)
         if legal:

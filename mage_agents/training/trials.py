@@ -45,50 +45,62 @@ def training_trial(value: Any) -> TrialConfig:
     return TrialConfig.from_mapping({**TRAINING_TRIAL, **value})
 
 
-def env_kwargs_of(config: Any) -> dict[str, Any]:
+def env_kwargs_of(config: Any, *, evaluation: bool = False) -> dict[str, Any]:
     """The env's keyword arguments of ``config``'s trials (its penalty, if set, included).
 
     ``invalid_action_penalty`` goes to the env where it takes one (the suite's envs), else to
-    the text conversion (:func:`mage_envs.make_trial` routes it).
+    the text conversion (:func:`mage_envs.make_trial` routes it). With ``evaluation``,
+    ``config.evaluation_env_kwargs`` is set over ``env_kwargs`` (the held-out split, e.g.).
     """
     kwargs = dict(config.env_kwargs)
+    if evaluation:
+        kwargs.update(config.evaluation_env_kwargs)
     if config.invalid_action_penalty is not None:
         kwargs["invalid_action_penalty"] = config.invalid_action_penalty
     return kwargs
 
 
-def trial_planner(config: Any, **settings: Any) -> TrialPlanner:
+def trial_planner(config: Any, *, evaluation: bool = False, **settings: Any) -> TrialPlanner:
     """The planner of the trials ``config`` plays (training and evaluation alike).
 
     Args:
         config: A :class:`~mage_agents.training.MetaRLConfig`.
+        evaluation: Plan the evaluation's trials (``evaluation_env_kwargs`` set over the env's).
         **settings: :class:`~mage_agents.rollout.TrialPlanner` fields to set (``stream``, ...).
     """
-    return TrialPlanner(
-        config.env_id, config.opponent, env_kwargs_of(config), config.trial, **settings
-    )
+    kwargs = env_kwargs_of(config, evaluation=evaluation)
+    return TrialPlanner(config.env_id, config.opponent, kwargs, config.trial, **settings)
 
 
 def check_trials(config: Any) -> None:
     """Build and reset one trial of ``config``'s env, so a bad setting fails at once.
 
+    The evaluation's trials are checked too where ``evaluation_env_kwargs`` changes them.
+
     Raises:
         ValueError: For an unknown env id, env keyword argument or opponent, with the reason
             (before any model loads or any step runs).
     """
+    _check_trial(config, evaluation=False)
+    if config.evaluation_env_kwargs:
+        _check_trial(config, evaluation=True)
+
+
+def _check_trial(config: Any, *, evaluation: bool) -> None:
     import gymnasium as gym
 
     from mage_agents.rollout.plan import make_trial_env
 
-    plan = trial_planner(config).plan(config.task_seed, 0)
+    plan = trial_planner(config, evaluation=evaluation).plan(config.task_seed, 0)
+    which = "evaluation trials" if evaluation else "trials"
     try:
         env = make_trial_env(plan)
     except gym.error.Error as error:
         raise ValueError(f"env_id {config.env_id!r}: {error}") from error
-    except (TypeError, KeyError) as error:
+    except (TypeError, KeyError, ValueError) as error:
         raise ValueError(
-            f"The trials of {config.env_id!r} cannot be made with these settings "
-            f"(env_kwargs {config.env_kwargs}, opponent {config.opponent!r}): "
+            f"The {which} of {config.env_id!r} cannot be made with these settings "
+            f"(env_kwargs {plan.env_kwargs}, opponent {config.opponent!r}): "
             f"{str(error).split(' was raised from')[0]}"
         ) from error
     try:
