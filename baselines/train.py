@@ -41,6 +41,7 @@ from baselines.run_flags import add_import_option
 from baselines.settings import ready_configs, resolve_config
 from baselines.train_flags import add_field_flags, checked_values, field_values, set_values
 from baselines.train_folder import plan_run, write_final_from
+from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
 
 __all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
@@ -96,6 +97,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--extend",
         action="store_true",
         help="train the run in --out past its max_steps, to a larger --max-steps",
+    )
+    add(
+        "--check",
+        action="store_true",
+        help="check the config without training (no weights, no GPU): every field, the env and "
+        "opponent, one scripted trial; print rows, tokens per forward, memory, TRL settings",
     )
     add_import_option(add)
     add_field_flags(parser)
@@ -256,11 +263,16 @@ def train(
     config = build_config(settings)
     check_trials(config)  # an unknown env id, env keyword or opponent fails before the model loads
     constant = config.lr_scheduler_type.value == "constant"
-    plan = plan_run(_plain(settings), restart=restart, extend=extend, constant_rate=constant)
-    if plan.message:
-        console.print(plan.message, highlight=False)
+    plan = decided_on_main(  # under accelerate launch: one process decides, and removes
+        config,
+        lambda: plan_run(_plain(settings), restart=restart, extend=extend, constant_rate=constant),
+    )
+    main = is_main(config)
+    for line in (plan.message, launch_line(config)):
+        if line and main:
+            console.print(line, highlight=False)
     if plan.finished:
-        if plan.final_from is not None:
+        if plan.final_from is not None and main:
             history = write_final_from(plan.final_from, settings["out"])
             _write_results(Path(settings["out"]), history, settings, console)
         return None
@@ -271,16 +283,16 @@ def train(
         out.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise folder_error("--out", out, error) from None
-    (out / "config.yaml").write_text(yaml.safe_dump(_plain(settings), sort_keys=False))
-    write_resolved(out, config)
+    text = yaml.safe_dump(_plain(settings), sort_keys=False)
+    on_main(config, lambda: (out / "config.yaml").write_text(text))
+    on_main(config, lambda: write_resolved(out, config))
     model, tokenizer = load_model(settings)
     source = model.config._name_or_path
     saved = bool(source) and (Path(source) / "config.json").is_file()
     if config.beta != 0 and not saved and not settings.get("lora"):
         # TRL loads the KL reference from the model's directory: give the tiny model (or one
         # read from a GGUF file) one
-        model.save_pretrained(out / "base-model")
-        tokenizer.save_pretrained(out / "base-model")
+        on_main(config, lambda: _save_base(model, tokenizer, out / "base-model"))
         model.config._name_or_path = str(out / "base-model")
     output = OutputCallback(out, console, config.max_steps)
     trainer = MetaRLTrainer(
@@ -294,6 +306,8 @@ def train(
     trainer.train(resume_from_checkpoint=plan.resume)
     trainer.first_step = output.first_step or 0  # a resumed run trained from there on
     trainer.save_model(str(out / "final"))
+    if not trainer.is_world_process_zero():
+        return trainer  # the main process writes the run's files
     trainer.state.save_to_json(str(out / "final" / "trainer_state.json"))  # the run is finished
     _write_results(out, trainer.state.log_history, settings, console, trainer.args.should_save)
     return trainer
@@ -316,6 +330,11 @@ def _write_results(
         write_training_index(out)
 
 
+def _save_base(model: Any, tokenizer: Any, folder: Path) -> None:
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+
+
 def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
@@ -331,10 +350,14 @@ def command(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         if steps is not None and steps < 1:
             raise ValueError(f"--max-steps counts optimizer steps: give >= 1, not {steps}.")
         settings = _settings(args)
+        if args.check:
+            from baselines.train_check import check_main
+
+            return check_main(settings, console)
         trainer = train(settings, console, restart=args.restart, extend=args.extend)
     except SETTINGS_ERRORS as error:
         return settings_error(error)
-    if trainer is None:
+    if trainer is None or not trainer.is_world_process_zero():
         return EXIT_OK
     best = trainer.best
     if best:

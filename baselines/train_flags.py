@@ -143,9 +143,32 @@ def _expected(action: argparse.Action) -> str:
     return words.get(kind, kind or "a value") + many
 
 
+NULLS = ("null", "none", "None", "~")
+"""What ``--set KEY=...`` writes for ``None``, in a field that takes it (YAML's spellings)."""
+
+
+@cache
+def _optional_fields() -> frozenset[str]:
+    """The ``MetaRLConfig`` fields that take ``None`` (``int | None``, ``Optional[str]``...).
+
+    Read from the classes' annotations: ``HfArgumentParser`` rewrites a field's ``type`` to the
+    type inside its ``Optional``.
+    """
+    from mage_agents.training import MetaRLConfig
+
+    names = set()
+    for cls in MetaRLConfig.__mro__:
+        for name, kind in vars(cls).get("__annotations__", {}).items():
+            if "None" in str(kind) or "Optional" in str(kind):
+                names.add(name)
+    return frozenset(names)
+
+
 def _parse(key: str, text: str, where: str) -> Any:
-    """``text`` read as the flag of field ``key`` reads it."""
+    """``text`` read as the flag of field ``key`` reads it (``null``: ``None``, where taken)."""
     action = _action(key)
+    if text.strip() in NULLS and key in _optional_fields():
+        return None
     try:
         if action.nargs in ("+", "*"):
             items = yaml.safe_load(text)

@@ -106,3 +106,13 @@ def test_the_docs_list_every_built_in_name_of_each_registry():
         assert not missing, f"docs/{page} does not name {missing}"
     assert {*built_in[1]} <= set(STRATEGIES) and {*built_in[2]} <= set(MEMORY_MODES)
     assert {*built_in[3]} <= set(TEMPLATE_PRESETS)
+
+
+def test_set_null_gives_none_to_a_field_that_takes_it_only():
+    pytest.importorskip("trl")
+    from baselines.train_flags import set_values
+
+    values = set_values(["max_tokens_per_forward=null", "invalid_action_penalty=~"])
+    assert values == {"max_tokens_per_forward": None, "invalid_action_penalty": None}
+    with pytest.raises(ValueError, match="learning_rate takes a number, not 'null'"):
+        set_values(["learning_rate=null"])

@@ -1,5 +1,7 @@
 """The learning benchmark's building blocks: seeds, deals, intervals, settings, the model's init."""
 
+import math
+
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -34,12 +36,16 @@ def test_one_seed_per_kuhn_deal():
 def test_interval_is_a_student_t_interval():
     mean, half = interval95([0.0, 1.0])
     assert mean == 0.5 and half == pytest.approx(12.706 * 0.5)
-    assert interval95([2.0]) == (2.0, 0.0)
+    assert interval95([2.0]) == (2.0, math.inf)  # one seed has no interval
 
 
 @pytest.mark.parametrize(("part", "variant"), [(p, v) for p in VARIANTS for v in VARIANTS[p]])
 def test_every_variant_is_a_valid_trainer_config(tmp_path, part, variant):
-    own = ("init_std", "tokenizer_pages")  # the model's settings, not the trainer's
+    own = (
+        "init_std",
+        "tokenizer_pages",
+        "tokenizer_trial",
+    )  # the model's, not the trainer's
     settings = {k: v for k, v in VARIANTS[part][variant].items() if k not in own}
     config = MetaRLConfig(output_dir=str(tmp_path), use_cpu=True, report_to=[], **settings)
     env = "mage/Minesweeper-v0" if part == "minesweeper" else "mage/KuhnPoker-v0"
@@ -90,15 +96,18 @@ def test_mine_repeats_counts_later_attempts_that_open_a_cell_known_to_be_a_mine(
     lost_then_repeated = [turn(0, "(1, 1)", 0.5), turn(0, "(2, 2)", -0.1), turn(1, "(2, 2)", -0.1)]
     avoided = [*lost_then_repeated[:2], turn(1, "(3, 3)", 0.5), turn(1, "(1, 2)", -0.1)]
     avoided.append(turn(2, "(1, 2)", -0.1))  # the mine attempt 2 found
-    assert mine_repeats(SimpleNamespace(turns=lost_then_repeated)) == (1, 1)
-    assert mine_repeats(SimpleNamespace(turns=avoided)) == (1, 2)
+    assert mine_repeats(SimpleNamespace(turns=lost_then_repeated)) == (1, 1, 1)
+    assert mine_repeats(SimpleNamespace(turns=avoided)) == (1, 2, 2)
+    ran_out = [turn(0, "(1, 1)", 0.5), turn(1, "(1, 1)", 0.5), turn(1, "(2, 2)", -0.1)]
+    assert mine_repeats(SimpleNamespace(turns=ran_out)) == (0, 1, 0)  # no mine known yet
 
 
 def test_env_pages_shorten_the_tiny_tokenizers_minesweeper_prompts():
     from baselines.bench.learning import env_pages
 
     pages = env_pages(VARIANTS["minesweeper"]["lamer"], 3)
-    assert pages == env_pages(VARIANTS["minesweeper"]["grpo"], 3)  # one tokenizer for the part
+    for variant in ("grpo", "lamer-board"):  # one tokenizer for the part
+        assert pages == env_pages(VARIANTS["minesweeper"][variant], 3)
     _, plain = build_tiny_model(seed=0)
     _, tuned = build_tiny_model(seed=0, extra_corpus=pages)
     assert len(tuned(pages[-1])["input_ids"]) < 0.8 * len(plain(pages[-1])["input_ids"])
@@ -130,40 +139,128 @@ def _record(part, variant, seed, budget, points, settings=None):
     return record | {"steps": curve[-1]["step"], "cpu_s": curve[-1]["cpu_s"], "wall_s": 1.0}
 
 
-def test_the_report_compares_at_equal_steps_and_scores_pass_at_k(tmp_path, monkeypatch):
+def _write(runs, folder):
     import json
 
-    from baselines.bench import learning_report_pass
+    for r in runs:
+        path = folder / r["part"] / r["variant"]
+        path.mkdir(parents=True, exist_ok=True)
+        (path / f"seed{r['seed']}.json").write_text(json.dumps(r))
 
+
+def test_the_report_compares_at_equal_steps_on_the_late_scores(tmp_path):
     flat = {s: [0.0, 0.0, 0.0] for s in ("conservative", "aggressive", "balanced")}
     gain = {s: [0.0, 0.0, 1.0] for s in flat}
     runs = [
-        _record("signature", "short", s, 120, [{"returns": flat}] * 5 + [{"returns": gain}])
+        _record("signature", "short", s, 120, [{"returns": flat}] * 3 + [{"returns": gain}] * 3)
         for s in (0, 1)
     ]
     deals = {s: {d: [0.0, 0.0, 0.0] for d in ("JQ", "JK", "QJ", "QK", "KJ", "KQ")} for s in flat}
     deals["aggressive"]["QJ"] = [-1.0, 0.0, 2.0]  # +3 on one of the six information deals
-    late = {"returns": gain, "deals": deals}
+    held = {**gain, "cfr-argmax": [-1.0, 0.0, 0.5]}  # the held-out opponent, not a style
+    late = {"returns": held, "deals": deals}
     runs += [
         _record("signature", "long", s, 300, [{"returns": flat}] * 6 + [late] * 5) for s in (0, 1)
     ]
+    runs += [
+        _record("signature", "grpo", s, 300, [{"returns": {**flat, "cfr-argmax": [0.0] * 3}}] * 11)
+        for s in (0, 1)
+    ]
+    _write(runs, tmp_path / "runs")
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    # each budget's last common step and its half: 10 and 25 (120 s), 25 and 50 (300 s)
+    assert [line for line in text.splitlines() if line.startswith("At step")] == [
+        "At step 10 (320 trials per run):",
+        "At step 25 (800 trials per run):",
+        "At step 50 (1600 trials per run):",
+    ]
+    at25, at50 = text.split("At step 25 (800 trials per run):")[1].split("At step 50")
+    # a run's figure is the mean of its last three scores up to the step
+    assert (
+        "| short | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 | +1.000 ± 0.000 | shown |"
+        in at25
+    )
+    assert (
+        "| long | 2 | balanced | +0.000 ± 0.000 | +0.000 ± 0.000 | +0.000 ± 0.000 | not shown |"
+        in at25
+    )
+    assert "| long | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at50
+    assert "| long | 2 | population | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at50
+    assert "| long | 2 | cfr-argmax (held out) | -1.000 ± 0.000 | +0.500 ± 0.000 |" in at50
+    assert "short" not in at50.split("`")[0]
+    # against GRPO, seed by seed; the per-deal gains count the training styles only
+    assert "| long | 2 | cfr-argmax (held out) | +0.500 ± 0.000 | shown |" in at50
+    assert "| long | 2 | +0.500 ± 0.000 | +0.000 ± 0.000 | +0.500 ± 0.000 | shown |" in at50
+    assert (tmp_path / "figures" / "signature-step50.png").is_file()
+
+
+def test_the_report_scores_pass_at_k_and_its_verdicts(tmp_path, monkeypatch):
+    from baselines.bench import learning_report_pass
+
     settings = VARIANTS["minesweeper"]["lamer"]
-    scores = [{"pass_at_k": [0.25, 0.5, 0.75], "mine_repeats": 0.5}] * 3
-    scores.append({"pass_at_k": [0.5, 0.5, 0.5], "mine_repeats": 0.0})
-    runs.append(_record("minesweeper", "lamer", 0, 900, scores, settings))
-    for r in runs:
-        folder = tmp_path / "runs" / r["part"] / r["variant"]
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"seed{r['seed']}.json").write_text(json.dumps(r))
+    point = {"pass_at_k": [0.25, 0.5, 0.75], "mine_repeats": 0.5, "known_mine_repeats": 1.0}
+    scores = [point, {**point, "known_mine_repeats": 0.5}, {**point, "known_mine_repeats": 0.5}]
+    scores.append({"pass_at_k": [0.5, 0.5, 0.5], "mine_repeats": 0.0, "known_mine_repeats": 0.5})
+    runs = [_record("minesweeper", "lamer", s, 900, scores, settings) for s in (0, 1)]
+    flat = [{"pass_at_k": [0.25, 0.25, 0.25], "mine_repeats": 1.0, "known_mine_repeats": 1.0}] * 4
+    runs += [_record("minesweeper", "grpo", s, 900, flat, settings) for s in (0, 1)]
+    _write(runs, tmp_path / "runs")
     monkeypatch.setattr(learning_report_pass, "REFERENCE_TRIALS", 1)
     text = report(tmp_path / "runs", tmp_path / "figures")
-    at25, at50 = text.split("At step 25 (800 trials per run):")[1].split("At step 50")
-    # at step 25 both variants, the short one's last score; at step 50 only the long one's
-    assert "| short | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at25
-    assert "| long | 2 | balanced | +0.000 ± 0.000 | +0.000 ± 0.000 |" in at25
-    assert "| long | 2 | balanced | +0.000 ± 0.000 | +1.000 ± 0.000 |" in at50
-    assert "short" not in at50.split("`")[0]
-    assert "| long | 2 | +0.500 ± 0.000 | +0.000 ± 0.000 | +0.500 ± 0.000 |" in at50
-    # part 3: the last three scores' mean, (0.25 + 0.25 + 0.5) / 3 for pass@1
-    assert "| lamer | 1 | 15 | 0.333 ± 0.000 | 0.500 ± 0.000 | 0.667 ± 0.000 |" in text
+    # the last three scores' mean, (0.25 + 0.25 + 0.5) / 3 for pass@1
+    assert "| lamer | 2 | 15 | 0.333 ± 0.000 | 0.500 ± 0.000 | 0.667 ± 0.000 |" in text
+    assert "| 1.00 ± 0.00, 0.50 ± 0.00 |" in text  # known-mine repeats: first score, late
+    retry = (
+        "| lamer | 2 | pass@3 - pass@1, minus grpo's (paired by seed) | +0.333 ± 0.000 | shown |"
+    )
+    assert retry in text
+    assert (
+        "| lamer | 2 | known-mine repeats, first score minus late | +0.500 ± 0.000 | shown |"
+        in text
+    )
+    assert (
+        "| grpo | 2 | known-mine repeats, first score minus late | +0.000 ± 0.000 | not shown |"
+        in text
+    )
     assert (tmp_path / "figures" / "minesweeper.png").is_file()
+
+
+def test_a_retry_gain_bought_by_a_lower_pass_at_1_is_confounded():
+    from baselines.bench.learning_report_pass import comparisons
+
+    def runs(variant, pass_at_k):
+        point = {"pass_at_k": pass_at_k, "mine_repeats": 0.5, "known_mine_repeats": 0.5}
+        return [_record("minesweeper", variant, s, 900, [point] * 3) for s in (0, 1, 2)]
+
+    # lamer retries to the same pass@3 from a far lower pass@1: no memory needed to gain more
+    rows = comparisons(
+        {"lamer": runs("lamer", [0.1, 0.3, 0.5]), "grpo": runs("grpo", [0.4, 0.45, 0.5])},
+        reference=[0.125, 0.2, 0.263],
+    )
+    vs_grpo = next(r for r in rows if r.startswith("| lamer") and "minus grpo's" in r)
+    assert "| +0.300 ± 0.000 | confounded: its pass@1 is lower by 0.300" in vs_grpo
+    # grpo's pass@1 is above random's and its gain below: less headroom, not a verdict either
+    vs_random = next(r for r in rows if r.startswith("| grpo") and "random legal's" in r)
+    assert "confounded: its pass@1 is higher by" in vs_random
+    # the same gain from the same pass@1 is judged on its interval
+    rows = comparisons(
+        {"lamer": runs("lamer", [0.4, 0.6, 0.8]), "grpo": runs("grpo", [0.4, 0.45, 0.5])},
+        reference=[0.125, 0.2, 0.263],
+    )
+    assert "| +0.300 ± 0.000 | shown |" in next(r for r in rows if "minus grpo's" in r)
+
+
+def test_a_final_episode_above_grpos_from_a_better_start_is_confounded(tmp_path):
+    styles = ("conservative", "aggressive", "balanced")
+    # mage is better in every episode alike: a better policy, no gain within the trial
+    better = {s: [0.5, 0.5, 0.5] for s in styles}
+    flat = {s: [0.0, 0.0, 0.0] for s in styles}
+    runs = [_record("signature", "mage", s, 300, [{"returns": better}] * 4) for s in (0, 1)]
+    runs += [_record("signature", "grpo", s, 300, [{"returns": flat}] * 4) for s in (0, 1)]
+    _write(runs, tmp_path / "runs")
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    # the paired table: final episode minus grpo's, then the within-trial gain minus grpo's
+    prefix = "| mage | 2 | balanced | +0.500 ± 0.000 | confounded"
+    row = next(line for line in text.splitlines() if line.startswith(prefix))
+    assert "confounded: its first episode is above grpo's too, by 0.500" in row
+    assert row.endswith("| +0.000 ± 0.000 | not shown |")  # the within-trial gain is GRPO's

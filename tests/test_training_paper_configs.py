@@ -1,11 +1,12 @@
 """The paper training configs train on the published pages, with the published budgets.
 
-Every ``*_qwen3_4b`` config is built as ``train`` builds it; its first trial's pages must be the
-pages the paper's evaluation preset shows on the same task, byte for byte (the trial settings,
-the env's answer rules and the prompting strategy together), and its budget must be the
-published one: the rollout batches, the trials a batch plays, and the optimizer updates a batch
-feeds, derived from the config the way TRL 1.16 runs it (``max_steps`` counts optimizer steps;
-one generation feeds ``steps_per_generation / gradient_accumulation_steps`` of them).
+Every ``*_qwen3_4b`` config of the papers' methods is built as ``train`` builds it; its first
+trial's pages must be the pages the paper's evaluation preset shows on the same task, byte for
+byte (the trial settings, the env's answer rules and the prompting strategy together), and its
+budget must be the published one: the rollout batches, the trials a batch plays, and the
+optimizer updates a batch feeds, derived from the config the way TRL 1.16 runs it
+(``max_steps`` counts optimizer steps; one generation feeds
+``steps_per_generation / gradient_accumulation_steps`` of them).
 """
 
 import importlib.util
@@ -25,11 +26,12 @@ from mage_agents.rollout.plan import TrialPlanner, make_trial_env  # noqa: E402
 from mage_agents.training.trials import trial_planner  # noqa: E402
 
 HAS_ALFWORLD = importlib.util.find_spec("alfworld") is not None
-# the published settings; selfplay_* and league_* are ours on top of them (their own tests)
+PAPER_METHODS = ("lamer", "mage", "gigpo", "grpo", "rloo")
+"""The methods of LaMer's and MAGE's papers (the self-play and league configs are SPIRAL's)."""
 PAPER_CONFIGS = sorted(
     p.stem
     for p in Path(TRAIN_CONFIG_DIR).glob("*_qwen3_4b.yaml")
-    if not p.stem.startswith(("selfplay_", "league_"))
+    if p.stem.split("_")[0] in PAPER_METHODS
 )
 
 # the evaluation preset whose pages each env's paper configs train on

@@ -128,6 +128,13 @@ VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
             "per_device_train_batch_size": 96,  # 4 boards x 24 single attempts
         },
         "grpo-trials": {**_MINES_BASE, "estimator": "grpo"},
+        # the memory renderings: each attempt's last board too (the default page), not only
+        # its moves and rewards
+        "lamer-board": {
+            **_MINES_BASE,
+            "trial": {k: v for k, v in _MINES_BASE["trial"].items() if k != "templates"},
+            "tokenizer_trial": _MINES_BASE["trial"],  # lamer's tokenizer and init
+        },
     },
 }
 """Part -> variant name -> MetaRLConfig settings."""
@@ -155,14 +162,19 @@ def env_pages(settings: dict[str, Any], num_episodes: int, trials: int = 4) -> l
     The tiny tokenizer learns its merges from them, so the env's prompts get about as many
     characters per token as a real tokenizer gives (Minesweeper: 225 tokens a prompt, not 397).
     ``num_episodes`` is the trials' length, the same for every variant of a part: their models
-    then share one tokenizer, whatever each trains on.
+    then share one tokenizer, whatever each trains on; so do the trial templates, from
+    ``tokenizer_trial`` when a variant renders its pages otherwise.
     """
     import random
 
     import mage_envs
     from mage_envs.meta import TrialConfig
 
-    trial = {**settings.get("trial", {}), "num_episodes": num_episodes, "reflection": False}
+    trial = {
+        **settings.get("tokenizer_trial", settings.get("trial", {})),
+        "num_episodes": num_episodes,
+        "reflection": False,
+    }
     env = mage_envs.make_trial(
         settings["env_id"], config=TrialConfig.from_mapping(trial), **settings.get("env_kwargs", {})
     )
@@ -179,8 +191,15 @@ def env_pages(settings: dict[str, Any], num_episodes: int, trials: int = 4) -> l
     return pages
 
 
-def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: list) -> Any:
-    """Return a :class:`MetaRLTrainer` on a fresh tiny model for one run."""
+def build_trainer(
+    settings: dict[str, Any], seed: int, out: Path, callbacks: list, max_steps: int | None = None
+) -> Any:
+    """Return a :class:`MetaRLTrainer` on a fresh tiny model for one run.
+
+    A decaying learning rate (``lr_scheduler_type`` other than ``constant``) decays over
+    ``max_steps``, the run's step limit; a constant one never reads it (the callback stops the
+    run), so the same seed trains the same model whatever the limit.
+    """
     from mage_agents.tiny_model import build_tiny_model
     from mage_agents.training import MetaRLConfig, MetaRLTrainer
 
@@ -188,11 +207,13 @@ def build_trainer(settings: dict[str, Any], seed: int, out: Path, callbacks: lis
     init_std = settings.pop("init_std", None)
     attempts = settings.pop("tokenizer_pages", 0)
     corpus = env_pages(settings, attempts) if attempts else ()
+    settings.pop("tokenizer_trial", None)
+    constant = settings.get("lr_scheduler_type", "linear") == "constant"
     model, tokenizer = build_tiny_model(seed=seed, init_std=init_std, extra_corpus=corpus)
     config = MetaRLConfig(
         output_dir=str(out),
         seed=seed,
-        max_steps=10_000,  # the callback stops the run (budget or target)
+        max_steps=10_000 if max_steps is None or constant else max_steps,
         logging_steps=10_000,
         save_strategy="no",
         report_to=[],
@@ -233,7 +254,7 @@ def run_one(
     score = ScoreCallback(
         part, settings, every, budget, stop_at_target=part == "robustness", max_steps=max_steps
     )
-    trainer = build_trainer(settings, seed, folder / f"trainer-seed{seed}", [score])
+    trainer = build_trainer(settings, seed, folder / f"trainer-seed{seed}", [score], max_steps)
     trainer.remove_callback(PrinterCallback)
     head = {"part": part, "variant": name or variant, "seed": seed, "settings": settings}
     head["budget_cpu_s"], head["max_steps"] = budget, max_steps
@@ -257,7 +278,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="train runs and write their records")
-    run.add_argument("--part", choices=sorted(VARIANTS), default="robustness")
+    run.add_argument("--part", choices=[*sorted(VARIANTS), "pretrained"], default="robustness")
     run.add_argument("--variant", default="default", help="a variant of the part (see VARIANTS)")
     run.add_argument("--seeds", default="0-9", help="seeds, e.g. 0-9 or 0,3")
     run.add_argument("--budget", type=float, default=300.0, help="CPU seconds per run (300)")
@@ -272,6 +293,17 @@ def _parser() -> argparse.ArgumentParser:
         help="override a setting of the variant (YAML value), repeatable",
     )
     run.add_argument("--name", help="folder name of these runs (default: the variant)")
+    run.add_argument(
+        "--tasks", type=int, default=12, help="pretrained: held-out tasks per opponent (12)"
+    )
+    probe = sub.add_parser("probe", help="can the tiny model read its memory? (supervised)")
+    probe.add_argument("--part", choices=("signature", "minesweeper"), default="signature")
+    probe.add_argument("--variant", help="the part's variant whose pages are probed")
+    probe.add_argument("--seeds", default="0-2", help="seeds, e.g. 0-2")
+    probe.add_argument("--steps", type=int, default=300, help="Adam steps of 16 pages (300)")
+    probe.add_argument("--out", type=Path, default=Path("runs/learning"))
+    probe.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
+    probe.add_argument("--name", help="folder name of these probes (default: PART-VARIANT)")
     report = sub.add_parser("report", help="tables (Markdown) and PNG curves from the records")
     report.add_argument("--out", type=Path, default=Path("runs/learning"))
     report.add_argument("--figures", type=Path, default=Path("docs/learning"))
@@ -286,16 +318,17 @@ def main(argv: list[str]) -> None:
 
         print(report(args.out, args.figures))
         return
+    if args.command == "probe":
+        _probe(args)
+        return
+    if args.part == "pretrained":
+        _pretrained(args)
+        return
     if args.variant not in VARIANTS[args.part]:
         raise SystemExit(
             f"Unknown variant {args.variant!r} of {args.part}: {', '.join(VARIANTS[args.part])}."
         )
-    overrides = {}
-    for item in args.set:
-        key, sep, text = item.partition("=")
-        if not sep:
-            raise SystemExit(f"--set takes KEY=VALUE, not {item!r}.")
-        overrides[key.strip()] = yaml.safe_load(text)
+    overrides = _overrides(args.set)
     for seed in parse_seeds(args.seeds):
         start = time.perf_counter()
         record = run_one(
@@ -313,5 +346,62 @@ def main(argv: list[str]) -> None:
             f"{args.part}/{args.variant} seed {seed}: best {record['best']:.3f} "
             f"target step {record.get('target_step')} "
             f"({time.perf_counter() - start:.0f} s wall)",
+            flush=True,
+        )
+
+
+def _overrides(items: list[str]) -> dict[str, Any]:
+    """Parse ``--set KEY=VALUE`` items (YAML values)."""
+    overrides = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise SystemExit(f"--set takes KEY=VALUE, not {item!r}.")
+        overrides[key.strip()] = yaml.safe_load(text)
+    return overrides
+
+
+def _probe(args: argparse.Namespace) -> None:
+    """Run the supervised memory probe (:mod:`baselines.bench.learning_probe`) per seed."""
+    import torch
+
+    from baselines.bench.learning_probe import run_probe
+
+    torch.set_num_threads(1)
+    variant = args.variant or {"signature": "mage", "minesweeper": "lamer"}[args.part]
+    if variant not in VARIANTS[args.part]:
+        raise SystemExit(f"Unknown variant {variant!r} of {args.part}.")
+    folder = args.out / "probe" / (args.name or f"{args.part}-{variant}")
+    folder.mkdir(parents=True, exist_ok=True)
+    for seed in parse_seeds(args.seeds):
+        record = run_probe(args.part, variant, seed, args.steps, _overrides(args.set))
+        record["variant"] = args.name or record["variant"]
+        (folder / f"seed{seed}.json").write_text(json.dumps(record, indent=1))
+        shown = {k: record[k]["test"] for k in ("memory", "blind")}
+        print(f"probe {record['variant']} seed {seed}: {shown}", flush=True)
+
+
+def _pretrained(args: argparse.Namespace) -> None:
+    """Train part 4's runs: a LoRA adapter on a pretrained model (``learning_pretrained``)."""
+    from baselines.bench import learning_pretrained
+
+    if args.variant not in learning_pretrained.VARIANTS:
+        names = ", ".join(learning_pretrained.VARIANTS)
+        raise SystemExit(f"Unknown variant {args.variant!r} of pretrained: {names}.")
+    for seed in parse_seeds(args.seeds):
+        record = learning_pretrained.run_one(
+            args.variant,
+            seed,
+            args.budget,
+            args.every,
+            args.out,
+            args.max_steps,
+            args.tasks,
+            _overrides(args.set),
+            args.name,
+        )
+        print(
+            f"pretrained/{record['variant']} seed {seed}: {record['steps']} steps, "
+            f"{record['train_cpu_s']:.0f} training CPU s",
             flush=True,
         )

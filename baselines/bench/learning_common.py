@@ -22,6 +22,7 @@ __all__ = [
     "TARGET_SHARE",
     "BEST_RESPONSE",
     "STYLES",
+    "HELD_OUT",
     "DEALS",
     "EVAL_SEEDS",
     "ATTEMPTS",
@@ -42,6 +43,10 @@ BEST_RESPONSE = float(kuhn_bounds("aggressive", seat=0).best_response_value)
 """The best response's value against the aggressive style, learner first (1/3)."""
 
 STYLES = ("conservative", "aggressive", "balanced")
+"""MAGE's training population's styles (``mage-kuhn-train``)."""
+HELD_OUT = "cfr-argmax"
+"""MAGE's evaluation opponent (``mage-kuhn-eval``), never trained against; scored at the
+learner's training seat (first), where its moves are known exactly."""
 DEALS = ("JQ", "JK", "QJ", "QK", "KJ", "KQ")
 """The six deals, learner's card first, in :func:`deal_seeds` order."""
 
@@ -121,17 +126,22 @@ _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
 
 
 def interval95(values: Sequence[float]) -> tuple[float, float]:
-    """Return the mean and the half-width of its 95% Student t interval (0 for one value).
+    """Return the mean and the half-width of its 95% Student t interval.
+
+    One value has no spread to measure, so its interval is unbounded (``inf``): one seed never
+    shows a signature.
 
     Example:
         >>> mean, half = interval95([1.0, 2.0, 3.0])
         >>> round(mean, 3), round(half, 3)
         (2.0, 2.484)
+        >>> interval95([0.5])
+        (0.5, inf)
     """
     n = len(values)
     mean = sum(values) / n
     if n < 2:
-        return mean, 0.0
+        return mean, math.inf
     sd = math.sqrt(sum((v - mean) ** 2 for v in values) / (n - 1))
     return mean, _T95.get(n - 1, 1.96) * sd / math.sqrt(n)
 
@@ -147,11 +157,11 @@ def pyplot() -> Any:
 
 
 def panel_row(
-    count: int, width: float, height: float = 2.8, sharex: bool = True
+    count: int, width: float, height: float = 2.8, sharex: bool = True, sharey: bool = True
 ) -> tuple[Any, list]:
     """Return a figure of ``count`` panels in a row (``width`` inches each, one y axis)."""
     fig, axes = pyplot().subplots(
-        1, count, figsize=(width * count, height), sharex=sharex, sharey=True
+        1, count, figsize=(width * count, height), sharex=sharex, sharey=sharey
     )
     return fig, [axes] if count == 1 else list(axes)
 

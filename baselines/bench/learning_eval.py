@@ -16,6 +16,7 @@ from transformers import TrainerCallback
 from baselines.bench.learning_common import (
     BEST_RESPONSE,
     DEALS,
+    HELD_OUT,
     STYLES,
     TARGET_SHARE,
     cpu_seconds,
@@ -23,7 +24,8 @@ from baselines.bench.learning_common import (
     play_scored,
 )
 
-__all__ = ["DEALS", "ScoreCallback", "deal_seeds", "episode_returns", "exact_value"]
+__all__ = ["DEALS", "HELD_OUT", "STYLES", "ScoreCallback", "deal_seeds", "episode_returns"]
+__all__ += ["exact_value"]
 
 
 def exact_value(
@@ -46,7 +48,7 @@ def exact_value(
 
 
 def episode_returns(
-    trainer: Any, opponents: tuple[str, ...] = STYLES
+    trainer: Any, opponents: tuple[str, ...] = (*STYLES, HELD_OUT)
 ) -> tuple[dict[str, list[float]], dict[str, dict[str, list[float]]]]:
     """Return the exact returns of each episode of the greedy policy.
 
@@ -173,5 +175,5 @@ class ScoreCallback(TrainerCallback):
         else:
             final = self.curve[-1]["returns"]
             out["final_returns"] = final
-            out["best"] = sum(r[-1] for r in final.values()) / len(final)
+            out["best"] = sum(final[s][-1] for s in STYLES) / len(STYLES)
         return out

@@ -10,7 +10,8 @@ of later attempts that open a cell an earlier attempt showed to be a mine (its l
 the memory lists with its negative reward). A policy blind to its memory replays the losing
 attempt move for move, so it reopens the mine whenever attempt 1 lost on one; reading the memory
 brings the share down. Every later attempt counts, also one after an attempt that only ran out
-of turns (no mine to reopen).
+of turns (no mine to reopen). ``known_mine_repeats`` counts only the later attempts that have a
+known mine to avoid: the share of known mistakes repeated, 1 for a memory-blind greedy policy.
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from baselines.bench.learning_common import ATTEMPTS, EVAL_SEEDS, play_scored
 __all__ = ["EVAL_SEEDS", "ATTEMPTS", "pass_scores", "mine_repeats"]
 
 
-def mine_repeats(trajectory: Any) -> tuple[int, int]:
-    """Return ``(later attempts that open a known mine, later attempts played)`` of one trial.
+def mine_repeats(trajectory: Any) -> tuple[int, int, int]:
+    """Return one trial's later attempts: ``(opening a known mine, played, with a known mine)``.
 
     A known mine is the cell an earlier attempt lost on: its last play turn, with a negative
     reward and a valid move (the variant gives a mine -0.1; every reveal earns more than 0).
@@ -33,27 +34,30 @@ def mine_repeats(trajectory: Any) -> tuple[int, int]:
         if turn.phase == "play":
             episodes.setdefault(turn.episode, []).append(turn)
     known: set[str] = set()
-    repeats = later = 0
+    repeats = later = informed = 0
     for index in sorted(episodes):
         moves = [t.move for t in episodes[index]]
         if index > 0:
             later += 1
+            informed += bool(known)
             repeats += bool(known.intersection(moves))
         last = episodes[index][-1]
         if last.reward < 0 and not last.invalid:
             known.add(last.move)
-    return repeats, later
+    return repeats, later, informed
 
 
 def pass_scores(trainer: Any, seeds: tuple[int, ...] = EVAL_SEEDS) -> dict[str, Any]:
-    """Return the greedy policy's pass@1..3 over ``seeds`` and its ``mine_repeats`` share."""
+    """Return the greedy policy's pass@1..3 over ``seeds`` and its shares of mine repeats."""
     cases = [(trainer.args.opponent, seed) for seed in seeds]
     trajectories = play_scored(trainer, cases, ATTEMPTS, stop_on_success=True)
     passes = [t.result.pass_at_k for t in trajectories]
     counts = [mine_repeats(t) for t in trajectories]
-    later = sum(c[1] for c in counts)
+    repeats, later, informed = (sum(c[k] for c in counts) for k in range(3))
     return {
         "pass_at_k": [sum(p[k] for p in passes) / len(passes) for k in range(ATTEMPTS)],
-        "mine_repeats": sum(c[0] for c in counts) / later if later else 0.0,
+        "mine_repeats": repeats / later if later else 0.0,
         "later_attempts": later,
+        "known_mine_repeats": repeats / informed if informed else 0.0,
+        "known_mine_attempts": informed,
     }

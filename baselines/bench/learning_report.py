@@ -15,7 +15,32 @@ from baselines.bench.learning_common import (
     save_figure,
 )
 
-__all__ = ["interval95", "load_records", "plot_pairs", "point_at", "report"]
+__all__ = ["interval95", "verdict", "load_records", "plot_pairs", "point_at", "report"]
+__all__ += ["panel_row", "save_figure"]
+
+
+def verdict(mean: float, half: float, confound: str | None = None) -> str:
+    """Return a comparison's verdict from the 95% interval ``mean ± half`` of its difference.
+
+    Args:
+        mean: The difference's mean over seeds.
+        half: Its interval's half-width.
+        confound: Why a difference other than the one tested could explain the figure (``None``
+            when nothing is known to): such a comparison shows nothing either way.
+
+    Returns:
+        ``"shown"`` when the interval lies above 0, ``"not shown"`` when it does not, and
+        ``"confounded: <why>"`` whatever the interval when ``confound`` is given.
+
+    Example:
+        >>> verdict(0.3, 0.2), verdict(0.3, 0.3)
+        ('shown', 'not shown')
+        >>> verdict(0.3, 0.2, "lower pass@1")
+        'confounded: lower pass@1'
+    """
+    if confound:
+        return f"confounded: {confound}"
+    return "shown" if mean - half > 0 else "not shown"
 
 
 def load_records(out: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:
@@ -90,124 +115,6 @@ def point_at(run: dict[str, Any], step: int) -> dict[str, Any]:
     raise ValueError(f"{run['variant']} seed {run['seed']} has no score at step {step}.")
 
 
-def _signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
-    # compared at equal steps: the same number of trials (a sample budget), whatever each
-    # run's speed; for each CPU budget run, at the step all its runs reached
-    shortest = {name: min(r["steps"] for r in runs) for name, runs in variants.items()}
-    by_budget: dict[float, list[int]] = {}
-    for runs in variants.values():
-        for r in runs:
-            by_budget.setdefault(r["budget_cpu_s"], []).append(r["steps"])
-    lines: list[str] = []
-    for step in sorted({min(steps) for steps in by_budget.values()}):
-        chosen = {n: runs for n, runs in sorted(variants.items()) if shortest[n] >= step}
-        if not chosen:  # a variant whose runs had different budgets
-            continue
-        lines += [f"At step {step} ({step * _trials(chosen)} trials per run):", ""]
-        lines += [*_signature_table(chosen, step, figures / f"signature-step{step}.png"), ""]
-        lines += [*_memory_reading(chosen, step), ""]
-    for name, runs in sorted(variants.items()):
-        lines += ["", f"`{name}` (returns averaged over the styles, at the run's last step):", ""]
-        lines += ["| seed | first episode | final episode | steps | CPU s | wall s |"]
-        lines += ["|---|---|---|---|---|---|"]
-        for r in runs:
-            first, final = _style_mean(r["final_returns"], 0), _style_mean(r["final_returns"], -1)
-            lines.append(
-                f"| {r['seed']} | {first:+.3f} | {final:+.3f} | {r['steps']} | "
-                f"{r['cpu_s']:.0f} | {r['wall_s']:.0f} |"
-            )
-    plot_pairs(
-        variants,
-        figures / "signature_curves.png",
-        (lambda p: _style_mean(p["returns"], -1), lambda p: _style_mean(p["returns"], 0)),
-        ("final", "first"),
-        "exact return, mean of styles",
-    )
-    lines.append(f"\n![curves]({figures.name}/signature_curves.png)")
-    return lines
-
-
-def _trials(variants: dict[str, list[dict]]) -> int:
-    """Trials per step of the variants (one figure: they are compared on the same budget)."""
-    sizes = {r["settings"]["per_device_train_batch_size"] for v in variants.values() for r in v}
-    if len(sizes) != 1:
-        raise ValueError(f"Variants compared at equal steps play {sorted(sizes)} trials a step.")
-    return sizes.pop()
-
-
-def _signature_table(variants: dict[str, list[dict]], step: int, png: Path) -> list[str]:
-    lines = [
-        "| variant | seeds | opponent | first episode | final episode | final - first |",
-        "|---|---|---|---|---|---|",
-    ]
-    bars: dict[str, dict[str, tuple[float, float, float, float]]] = {}
-    for name, runs in variants.items():
-        points = [point_at(r, step)["returns"] for r in runs]
-        for opponent in points[0]:
-            first = [p[opponent][0] for p in points]
-            final = [p[opponent][-1] for p in points]
-            gain = [b - a for a, b in zip(first, final, strict=True)]
-            (f, fh), (g, gh), (d, dh) = interval95(first), interval95(final), interval95(gain)
-            bars.setdefault(name, {})[opponent] = (f, fh, g, gh)
-            lines.append(
-                f"| {name} | {len(runs)} | {opponent} | {f:+.3f} ± {fh:.3f} | "
-                f"{g:+.3f} ± {gh:.3f} | {d:+.3f} ± {dh:.3f} |"
-            )
-    _plot_signature(bars, png)
-    return [*lines, f"\n![first and final episode]({png.parent.name}/{png.name})"]
-
-
-def _memory_reading(variants: dict[str, list[dict]], step: int) -> list[str]:
-    """The per-deal table (:mod:`baselines.bench.learning_deals`) of the runs that record deals."""
-    from baselines.bench.learning_deals import deal_gains
-
-    lines = [
-        "| variant | seeds | final - first, information deals | final - first, other deals | "
-        "difference | information deals at the known-card best, first -> final |",
-        "|---|---|---|---|---|---|",
-    ]
-    for name, runs in variants.items():
-        points = [point_at(r, step) for r in runs]
-        gains = [deal_gains(p["deals"]) for p in points if "deals" in p]
-        if not gains:
-            continue
-        (i, ih), (o, oh) = (interval95([g[k] for g in gains]) for k in ("info_gain", "other_gain"))
-        d, dh = interval95([g["info_gain"] - g["other_gain"] for g in gains])  # paired by seed
-        first = sum(g["info_best_first"] for g in gains) / len(gains)
-        final = sum(g["info_best_final"] for g in gains) / len(gains)
-        lines.append(
-            f"| {name} | {len(gains)} | {i:+.3f} ± {ih:.3f} | {o:+.3f} ± {oh:.3f} | "
-            f"{d:+.3f} ± {dh:.3f} | {first:.0%} -> {final:.0%} |"
-        )
-    return lines if len(lines) > 2 else []
-
-
-def _style_mean(returns: dict[str, list[float]], episode: int) -> float:
-    return sum(r[episode] for r in returns.values()) / len(returns)
-
-
-def _plot_signature(bars: dict[str, dict[str, tuple]], path: Path) -> None:
-    names = sorted(bars)
-    opponents = list(next(iter(bars.values())))
-    fig, axes = panel_row(len(opponents), 3.6, height=3, sharex=False)
-    for ax, opponent in zip(axes, opponents, strict=True):
-        for k, name in enumerate(names):
-            f, fh, g, gh = bars[name][opponent]
-            ax.errorbar([k - 0.12], [f], yerr=[fh], fmt="o", color="tab:blue", ms=4)
-            ax.errorbar([k + 0.12], [g], yerr=[gh], fmt="s", color="tab:red", ms=4)
-        ax.set_xticks(range(len(names)), names, rotation=30, ha="right", fontsize=7)
-        ax.set_title(f"vs {opponent} (o first, s final)", fontsize=9)
-    axes[0].set_ylabel("exact return (chips)")
-    # Scaled to the means: the t intervals of 2-seed ablations would flatten every other point
-    # (they run off the plot; the table gives them).
-    means = [
-        v for by_opponent in bars.values() for f, _, g, _ in by_opponent.values() for v in (f, g)
-    ]
-    axes[0].set_ylim(min(means) - 0.3, max(means) + 0.3)
-    fig.tight_layout()
-    save_figure(fig, path)
-
-
 def report(out: Path, figures: Path) -> str:
     """Return the Markdown tables of the records under ``out``; write the PNGs to ``figures``."""
     records = load_records(out)
@@ -217,7 +124,17 @@ def report(out: Path, figures: Path) -> str:
     if "robustness" in records:
         parts += ["### Robustness", "", *_robustness(records["robustness"], figures), ""]
     if "signature" in records:
-        parts += ["### MAGE's signature", "", *_signature(records["signature"], figures), ""]
+        from baselines.bench.learning_report_signature import signature
+
+        parts += ["### MAGE's signature", "", *signature(records["signature"], figures), ""]
+    if "probe" in records:
+        from baselines.bench.learning_probe import probe_table
+
+        parts += ["### Memory probe", "", *probe_table(records["probe"]), ""]
+    if "pretrained" in records:
+        from baselines.bench.learning_report_pretrained import pretrained
+
+        parts += ["### A pretrained model", "", *pretrained(records["pretrained"], figures), ""]
     if "minesweeper" in records:
         from baselines.bench.learning_report_pass import minesweeper
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from baselines.bench.learning_common import ATTEMPTS, EVAL_SEEDS, interval95, plot_pairs
 
-__all__ = ["minesweeper", "random_reference", "late_scores"]
+__all__ = ["minesweeper", "random_reference", "late_scores", "comparisons", "headroom_confound"]
 
 LATE = 3
 """Scores averaged for a run's figure: the greedy policy jumps between scores from one step to
@@ -16,14 +16,94 @@ the next (its argmax flips), so one score is a noisy reading of where the run en
 
 
 def late_scores(run: dict[str, Any]) -> dict[str, Any]:
-    """Return a run's pass@k and mine repeats, averaged over its last :data:`LATE` scores."""
+    """Return a run's pass@k and mine repeats, averaged over its last :data:`LATE` scores.
+
+    ``known_mine_repeats`` (the share of later attempts with a known mine that reopen it) is
+    ``None`` in records made before it was scored.
+    """
     points = run["curve"][-LATE:]
     n = len(points)
+    known = [p.get("known_mine_repeats") for p in points]
     return {
         "pass_at_k": [sum(p["pass_at_k"][k] for p in points) / n for k in range(ATTEMPTS)],
         "mine_repeats": sum(p["mine_repeats"] for p in points) / n,
+        "known_mine_repeats": None if None in known else sum(known) / n,
         "steps": [p["step"] for p in points],
     }
+
+
+def _retry_gain(scores: dict[str, Any]) -> float:
+    return scores["pass_at_k"][-1] - scores["pass_at_k"][0]
+
+
+def headroom_confound(pass1_diffs: list[float], gain_diff: float) -> str | None:
+    """Return why a retry-gain comparison is confounded by pass@1, or ``None`` when it is not.
+
+    pass@3 - pass@1 can only grow into what pass@1 leaves unsolved: a policy whose pass@1 is
+    lower has more to gain by retrying, memory or not. The comparison is confounded when the
+    policies' pass@1 differ (95% interval away from 0) in the direction that alone would
+    explain the gain's difference: the compared policy lower and its gain larger, or higher and
+    its gain not larger.
+
+    Args:
+        pass1_diffs: The compared policy's pass@1 minus the other's, one per seed.
+        gain_diff: The mean of its retry gain minus the other's.
+
+    Example:
+        >>> headroom_confound([-0.2, -0.25, -0.3], 0.1)
+        'its pass@1 is lower by 0.250, more to gain by retrying'
+        >>> headroom_confound([0.2, 0.25, 0.3], 0.1) is None  # gained more despite less headroom
+        True
+    """
+    m, h = interval95(pass1_diffs)
+    if m + h < 0 and gain_diff > 0:
+        return f"its pass@1 is lower by {-m:.3f}, more to gain by retrying"
+    if m - h > 0 and gain_diff <= 0:
+        return f"its pass@1 is higher by {m:.3f}, less to gain by retrying"
+    return None
+
+
+def comparisons(variants: dict[str, list[dict]], reference: list[float]) -> list[str]:
+    """Return part 3's verdicts, one row per comparison (a Markdown table).
+
+    Each variant's retry gain (pass@3 - pass@1) above GRPO's, paired by seed (the same seed
+    builds the same initial model), and above the memoryless random policy's (``reference``, its
+    pass@1..3), each checked for :func:`headroom_confound`; and whether the share of known mines
+    reopened falls from the first score (the untrained model) to the late scores.
+    """
+    from baselines.bench.learning_report import verdict
+
+    lines = [
+        "| variant | seeds | comparison | difference | verdict |",
+        "|---|---|---|---|---|",
+    ]
+    base = {r["seed"]: late_scores(r) for r in variants.get("grpo", [])}
+    random_gain = reference[-1] - reference[0]
+    for name, runs in sorted(variants.items()):
+        late = {r["seed"]: late_scores(r) for r in runs}
+        rows = []
+        paired = [s for s in late if s in base]
+        if name != "grpo" and paired:
+            gains = [_retry_gain(late[s]) - _retry_gain(base[s]) for s in paired]
+            pass1 = [late[s]["pass_at_k"][0] - base[s]["pass_at_k"][0] for s in paired]
+            rows.append(("pass@3 - pass@1, minus grpo's (paired by seed)", gains, pass1))
+        gains = [_retry_gain(x) - random_gain for x in late.values()]
+        pass1 = [x["pass_at_k"][0] - reference[0] for x in late.values()]
+        rows.append(("pass@3 - pass@1, minus random legal's", gains, pass1))
+        drops = [
+            r["curve"][0]["known_mine_repeats"] - late[r["seed"]]["known_mine_repeats"]
+            for r in runs
+            if late[r["seed"]]["known_mine_repeats"] is not None
+        ]
+        if drops:
+            rows.append(("known-mine repeats, first score minus late", drops, None))
+        for label, values, pass1 in rows:
+            m, h = interval95(values)
+            why = headroom_confound(pass1, m) if pass1 is not None and len(pass1) > 1 else None
+            lines.append(
+                f"| {name} | {len(values)} | {label} | {m:+.3f} ± {h:.3f} | {verdict(m, h, why)} |"
+            )
+    return lines
 
 
 REFERENCE_TRIALS = 50
@@ -77,28 +157,36 @@ def minesweeper(variants: dict[str, list[dict]], figures: Path) -> list[str]:
     A run's figures are its :func:`late_scores`; the intervals are over seeds.
     """
     lines = [
-        "| policy | seeds | steps | pass@1 | pass@2 | pass@3 | pass@3 - pass@1 | mine repeats |",
-        "|---|---|---|---|---|---|---|---|",
+        "| policy | seeds | steps | pass@1 | pass@2 | pass@3 | pass@3 - pass@1 | mine repeats | "
+        "known-mine repeats: first score, late |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name, runs in sorted(variants.items()):
         finals = [late_scores(r) for r in runs]
         cells = [interval95([p["pass_at_k"][k] for p in finals]) for k in range(ATTEMPTS)]
-        gain = interval95([p["pass_at_k"][-1] - p["pass_at_k"][0] for p in finals])
+        gain = interval95([_retry_gain(p) for p in finals])
         repeats = interval95([p["mine_repeats"] for p in finals])
+        known = "-"
+        if all(p["known_mine_repeats"] is not None for p in finals):
+            early = interval95([r["curve"][0]["known_mine_repeats"] for r in runs])
+            late = interval95([p["known_mine_repeats"] for p in finals])
+            known = ", ".join(f"{m:.2f} ± {h:.2f}" for m, h in (early, late))
         steps = sorted({r["steps"] for r in runs})
         lines.append(
             f"| {name} | {len(runs)} | {', '.join(map(str, steps))} | "
             + " | ".join(f"{m:.3f} ± {h:.3f}" for m, h in [*cells, gain, repeats])
-            + " |"
+            + f" | {known} |"
         )
     settings = next(iter(variants.values()))[0]["settings"]
+    references = {}
     for label, avoid in (("random legal", False), ("random legal, avoiding known mines", True)):
-        ref = random_reference(settings, avoid)
+        ref = references[avoid] = random_reference(settings, avoid)
         lines.append(
             f"| {label} (reference) | - | - | "
             + " | ".join(f"{v:.3f}" for v in ref)
-            + f" | {ref[-1] - ref[0]:.3f} | - |"
+            + f" | {ref[-1] - ref[0]:.3f} | - | - |"
         )
+    lines += ["", *comparisons(variants, references[False])]
     plot_pairs(
         variants,
         figures / "minesweeper.png",

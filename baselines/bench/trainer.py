@@ -9,7 +9,16 @@ trainer does it through TRL (dataloader, sampler, accelerate, TRL's loss with en
 clipping statistics, logging) plus our glue (planning, batching, metrics). Printed: median
 seconds per step of each (after one warm-up step), rows per step, and the trainer's overhead.
 
-Run: ``python -m baselines.bench trainer [--steps 6] [--trials 16] [--tokens 8]``.
+Run: ``python -m baselines.bench trainer`` prints this table, then the budgets and processes
+views below (with their defaults); ``--overhead [--steps 6] [--trials 16] [--tokens 8]`` prints
+this table alone.
+
+The views of the trainer, each in its own module, each alone with its flag:
+``--budgets none,4096,1024`` (padding efficiency and step time at several
+``max_tokens_per_forward``, :mod:`.trainer_budgets`), ``--processes`` (one process against two on
+the same global batch: the same update, resume, and CPU seconds per trial,
+:mod:`.trainer_processes`) and ``--memory CONFIG`` (the memory model's estimate of a config, and
+its shape measured on the tiny model, :mod:`.trainer_memory`).
 """
 
 from __future__ import annotations
@@ -191,8 +200,53 @@ def trainer_steps(steps: int, trials: int, tokens: int) -> dict[str, list[float]
     return {k: v[1:] for k, v in figures.items()}
 
 
+VIEWS = {
+    "--budgets": "baselines.bench.trainer_budgets",
+    "--processes": "baselines.bench.trainer_processes",
+    "--memory": "baselines.bench.trainer_memory",
+}
+"""A flag -> the module of that view (given the rest of the arguments)."""
+
+WHOLE = ("--budgets", "--processes")
+"""The views a plain ``python -m baselines.bench trainer`` runs after the overhead table."""
+
+
+def view_of(argv: list[str]) -> tuple[str, list[str]] | None:
+    """The view a flag of ``argv`` names and the arguments its ``main`` takes (``None``: none).
+
+    Example:
+        >>> view_of(["--budgets", "none,1024", "--steps", "2"])
+        ('baselines.bench.trainer_budgets', ['--budgets', 'none,1024', '--steps', '2'])
+        >>> view_of(["--memory", "lamer_sokoban_qwen3_4b"])
+        ('baselines.bench.trainer_memory', ['lamer_sokoban_qwen3_4b'])
+    """
+    for flag, module in VIEWS.items():
+        if flag in argv:
+            rest = [a for a in argv if a != flag]
+            if flag == "--budgets" and rest and not rest[0].startswith("--"):
+                rest = ["--budgets", *rest]  # --budgets none,1024 keeps its value
+            return module, rest
+    return None
+
+
 def main(argv: list[str]) -> None:
-    """Run the benchmark and print its table."""
+    """Run the benchmark (or the view a flag of :data:`VIEWS` names) and print its tables."""
+    import importlib
+
+    view = view_of(argv)
+    if view is not None:
+        importlib.import_module(view[0]).main(view[1])
+        return
+    whole = "--overhead" not in argv
+    overhead([a for a in argv if a != "--overhead"])
+    if whole:
+        for flag in WHOLE:
+            print()
+            importlib.import_module(VIEWS[flag]).main([])
+
+
+def overhead(argv: list[str]) -> None:
+    """The trainer against a bare torch loop: the table of the module's docstring."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench trainer")
     parser.add_argument("--steps", type=int, default=6, help="timed steps (after one warm-up)")
     parser.add_argument("--trials", type=int, default=16, help="trials per step (groups of 4)")

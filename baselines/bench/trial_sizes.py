@@ -24,78 +24,30 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from baselines.train import _read_config, build_config
-from mage_agents.prompting import STRATEGIES
-from mage_agents.rollout import collect
-from mage_agents.rollout.plan import TrialPlanner
-from mage_agents.scripted import RandomLegalAgent
+from baselines.trial_shape import PromptSizes, measured_env, play_scripted
+
+__all__ = ["CONFIGS", "measure", "measured_env", "PromptSizes", "main"]
 
 CONFIGS = [
     f"{method}_{env}_qwen3_4b"
     for env in ("webshop", "alfworld")
     for method in ("lamer", "mage", "gigpo", "grpo")
 ]
-_WEBSHOP_ONLY = ("catalogue", "goals", "split", "data_path", "num_products")
-
-
-class PromptSizes(RandomLegalAgent):
-    """A random-legal agent that records the size of the prompt a model would read each turn."""
-
-    def __init__(self, strategy: str, sizes: list[int]) -> None:
-        super().__init__()
-        self.strategy = STRATEGIES[strategy]()
-        self.memory = self.strategy.new_memory()
-        self.sizes = sizes
-
-    def reset(self, seed: int | None = None) -> None:
-        """Start a trial: reseed, clear the strategy's memory."""
-        super().reset(seed)
-        self.memory = self.strategy.new_memory()
-
-    def act(self, observation: str, info: Any) -> str:
-        """Record the prompt's characters, then play a random legal move."""
-        chat = self.strategy.chat(observation, info, self.memory)
-        self.sizes.append(sum(len(m["content"]) for m in chat))
-        answer = super().act(observation, info)
-        self.strategy.remember(answer, info, self.memory)
-        return answer
-
-
-def measured_env(env_id: str, env_kwargs: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    """The env to measure: the config's, or its no-download stand-in when the data is missing."""
-    if env_id == "mage/WebShop-v0" and not os.environ.get("MAGE_WEBSHOP_DATA"):
-        kept = {k: v for k, v in env_kwargs.items() if k not in _WEBSHOP_ONLY}
-        return "mage/ShopSim-v0", kept
-    if env_id == "mage/ALFWorld-v0":
-        from mage_envs.alfworld.data import split_folder
-
-        try:
-            split_folder(env_kwargs.get("data_path"), env_kwargs.get("split", "train"))
-        except Exception:  # noqa: BLE001 - any missing-data error: use the generated games
-            kept = {k: v for k, v in env_kwargs.items() if k not in ("split", "data_path")}
-            return "mage/ALFWorld-Generated-v0", kept
-    return env_id, env_kwargs
 
 
 def measure(name: str, trials: int) -> dict[str, Any]:
     """Play ``trials`` trials of config ``name`` and return its sizes."""
     settings = _read_config(Path(name)) | {"out": "/tmp/unused", "use_vllm": False, "bf16": False}
     config = build_config(settings)
-    env_id, env_kwargs = measured_env(config.env_id, dict(config.env_kwargs))
-    if config.invalid_action_penalty is not None:
-        env_kwargs["invalid_action_penalty"] = config.invalid_action_penalty
-    planner = TrialPlanner(env_id, config.opponent, env_kwargs, config.trial)
-    plans = [planner.plan(i, 0, trial_id=f"t{i}", scope=f"g{i}") for i in range(trials)]
-    sizes: list[int] = []
-    done = collect(plans, lambda: PromptSizes(config.strategy, sizes), max_steps=config.max_turns)
-    turns = np.array([len(t.turns) for t in done])
-    chars = np.array(sizes)
+    played = play_scripted(config, trials)
+    env_id = played.env_id
+    turns, chars = np.array(played.turns), np.array(played.sizes)
     per_step = config.per_device_train_batch_size * config.steps_per_generation
     return {
         "config": name,

@@ -164,6 +164,7 @@ def estimate(
     *,
     invalid_penalty: float = 0.0,
     batch_std: bool = False,
+    pooled: Callable[[list[float]], list[float]] | None = None,
     **settings: Any,
 ) -> list[np.ndarray]:
     """Compute per-turn advantages for a batch of trajectories.
@@ -174,6 +175,8 @@ def estimate(
         invalid_penalty: Subtracted from the advantage of every invalid turn (non-negative).
         batch_std: Divide every advantage by the std of all the batch's rows (the estimator's
             own normalisation having centred them), before the penalty.
+        pooled: Sums a list of numbers over the processes of a run (each holding whole groups):
+            with ``batch_std``, the std is then of every process's rows together.
         **settings: The estimator's own settings (``traj_gamma=0.9``, ``stats="trajectory"``...).
 
     Returns:
@@ -202,11 +205,11 @@ def estimate(
     estimator = get_estimator(name_or_fn)
     advantages = estimator(trajectories, **settings)
     _check_shapes(advantages, trajectories)
-    if not trajectories:
+    if not trajectories and pooled is None:  # with pooled, the others wait for this one's sums
         return []
-    flat = np.concatenate([np.asarray(v, dtype=np.float64) for v in advantages])
-    if batch_std and flat.size > 1:
-        spread = float(flat.std())
+    flat = np.concatenate([np.zeros(0), *(np.asarray(v, dtype=np.float64) for v in advantages)])
+    if batch_std and (flat.size > 1 or pooled is not None):
+        spread = float(flat.std()) if pooled is None else _pooled_std(flat, pooled)
         if spread > BATCH_STD_FLOOR:
             flat /= spread
     if invalid_penalty:
@@ -214,6 +217,16 @@ def estimate(
         flat -= invalid_penalty * np.fromiter((bool(t.invalid) for t in turns), float, len(flat))
     ends = np.cumsum([len(t.turns) for t in trajectories]).tolist()
     return [flat[end - len(t.turns) : end] for t, end in zip(trajectories, ends, strict=True)]
+
+
+def _pooled_std(values: np.ndarray, total: Callable[[list[float]], list[float]]) -> float:
+    """The std of every process's ``values`` together (two passes, as ``numpy.std``)."""
+    summed, count = total([float(values.sum()), float(values.size)])
+    if count < 2:
+        return 0.0
+    mean = summed / count
+    (squares,) = total([float(((values - mean) ** 2).sum())])
+    return float(np.sqrt(squares / count))
 
 
 def _check_shapes(advantages: Sequence[Any], trajectories: Sequence[Any]) -> None:

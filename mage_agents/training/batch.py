@@ -52,12 +52,18 @@ def _pad(rows: list[list[float]], value: float, left: bool, dtype: torch.dtype) 
 
 
 def turn_batch(
-    rows: Sequence[TurnRow], pad_token_id: int, multiple: int, device: torch.device | str = "cpu"
+    rows: Sequence[TurnRow],
+    pad_token_id: int,
+    multiple: int,
+    device: torch.device | str = "cpu",
+    at_least: int = 0,
 ) -> dict[str, torch.Tensor]:
     """Return the padded tensors of ``rows``, with zero-mask rows added up to ``multiple``.
 
     Rows without completion tokens (a failed generation) are left out. The result has at least
-    ``multiple`` rows, so that no split TRL makes is empty.
+    ``multiple`` rows, so that no split TRL makes is empty, and at least ``at_least`` (with
+    several processes: the most rows of any process, since TRL's metrics gather one value per
+    row and every process must bring as many).
 
     Example:
         >>> batch = turn_batch([TurnRow([5, 6], [7], 1.0), TurnRow([5], [8, 9], -1.0)], 0, 4)
@@ -69,7 +75,8 @@ def turn_batch(
     if multiple < 1:
         raise ValueError(f"multiple must be at least 1, not {multiple}.")
     kept = [r for r in rows if len(r.completion_ids) > 0]
-    missing = -len(kept) % multiple if kept else multiple
+    size = max(len(kept), at_least, 1)
+    missing = size + (-size % multiple) - len(kept)
     prompts = [list(r.prompt_ids) for r in kept] + [[pad_token_id]] * missing
     completions = [list(r.completion_ids) for r in kept] + [[]] * missing
     # a padding row attends to its one pad token: a row with nothing to attend to gives NaN

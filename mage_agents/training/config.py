@@ -77,7 +77,10 @@ class MetaRLConfig(GRPOConfig):
     )
     strategy: str = field(
         default="zero-shot",
-        metadata=_help("Prompting strategy: zero-shot, react, reflexion, terse, paper, ..."),
+        metadata=_help(
+            "Prompting strategy: zero-shot, react, reflexion, terse, paper (the published page "
+            "alone, the reply read by the env's published rules), or one registered."
+        ),
     )
     step_gamma: float = field(
         default=0.95, metadata=_help("Discount of step returns within an episode (0.95).")
@@ -217,6 +220,17 @@ class MetaRLConfig(GRPOConfig):
         ),
     )
 
+    # -- scale: memory per forward (docs/training.md, "Scale out") ------------------------------
+
+    max_tokens_per_forward: int | None = field(
+        default=None,
+        metadata=_help(
+            "Most padded tokens one training forward holds: each micro-batch's rows are split "
+            "into forwards of at most this many, sorted by length, their gradients accumulated "
+            "to exactly the one-forward update (None: TRL's one forward per micro-batch)."
+        ),
+    )
+
     @classmethod
     def for_small_model(cls, **settings: Any) -> MetaRLConfig:
         """Return a config whose unset settings take the small-model defaults.
@@ -245,6 +259,7 @@ class MetaRLConfig(GRPOConfig):
             )
         self._check_move_choice()
         self._check_league()
+        self._check_forward_budget()
         # the registries are read now: a name registered by the user's package is a choice too
         _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
         _check_choice("statistics", self.statistics, STATISTICS)
@@ -360,6 +375,23 @@ class MetaRLConfig(GRPOConfig):
                 "policy's entropy (called entropy_coef in configs written before this check) is "
                 "move_entropy_bonus: rename entropy_coef to move_entropy_bonus, same value, and "
                 "leave TRL's entropy_coef at 0."
+            )
+
+    def _check_forward_budget(self) -> None:
+        """Refuse a token budget that is not a count, or that would change TRL's update."""
+        budget = self.max_tokens_per_forward
+        if budget is None:
+            return
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ValueError(
+                f"max_tokens_per_forward counts tokens: give an integer >= 1 (or None), not "
+                f"{budget!r}."
+            )
+        if self.top_entropy_quantile < 1.0:
+            raise ValueError(
+                "top_entropy_quantile < 1 keeps the tokens above an entropy quantile of the whole "
+                "micro-batch; split into forwards by max_tokens_per_forward, the quantile would "
+                "be each forward's and the update would change. Use one of the two."
             )
 
     def to_dict(self) -> dict[str, Any]:

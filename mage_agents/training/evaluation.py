@@ -55,16 +55,34 @@ def _seats(env_kwargs: dict[str, Any], rotation: str | None, self_play: bool) ->
 
 
 def evaluate_policy(trainer: Any) -> dict[str, float]:
-    """Return the evaluation figures of the trainer's current policy (``eval/...`` keys)."""
-    with random_stream(stream_seed(trainer.args.seed, "evaluation")):
+    """Return the evaluation figures of the trainer's current policy (``eval/...`` keys).
+
+    With several processes each plays every n-th held-out task (its own stream), and the
+    trials are gathered: every process computes the same figures, from all the trials.
+    """
+    processes = trainer.accelerator.num_processes
+    path = (trainer.accelerator.process_index,) if processes > 1 else ()
+    with random_stream(stream_seed(trainer.args.seed, "evaluation", *path)):
         return _evaluate(trainer)
+
+
+def _play_share(trainer: Any, plans: list[Any]) -> list[Any]:
+    """This process's share of ``plans``, played; every process's trials, in plan order."""
+    accelerator = trainer.accelerator
+    if accelerator.num_processes == 1:
+        return trainer.play(plans)
+    from accelerate.utils import gather_object
+
+    mine = trainer.play(plans[accelerator.process_index :: accelerator.num_processes])
+    order = {plan.trial_id: k for k, plan in enumerate(plans)}
+    return sorted(gather_object(mine), key=lambda t: order[t.trial_id])
 
 
 def _evaluate(trainer: Any) -> dict[str, float]:
     args = trainer.args
     seeds = list(range(args.evaluation_seed, args.evaluation_seed + args.evaluation_tasks))
     plans = trainer.plan(seeds, 1, f"eval{trainer.state.global_step}", evaluation=True)
-    trajectories = trainer.play(plans)
+    trajectories = _play_share(trainer, plans)
     keep_evaluation_transcripts(trainer, plans, trajectories)  # a sample, to read
     records = [trial_record(t, [0.0] * len(t.turns)) for t in trainer.by_seat(trajectories)]
     figures = {k: v for k, v in step_metrics(records).items() if not k.startswith("advantages/")}

@@ -7,12 +7,18 @@ the trainer's own model with TRL's generation settings (``temperature``, ``top_p
 ``_generate_single_turn`` (vLLM, weight sync included); otherwise it runs ``generate`` on the
 unwrapped model with the answer stop strings, so a turn ends at ``</action>`` instead of running
 to ``max_completion_length``. Every reply carries the token ids TRL trains on.
+
+With several processes the trainer's :class:`~.generation_rounds.GenerationRounds` keeps the
+generation calls in step (``trainer.generation_rounds``): each call is a round in which every
+process takes part, with dummy prompts where it has none, and :meth:`TrainerBackend.drain`
+answers the others' rounds once this process's trials are over.
 """
 
 from __future__ import annotations
 
+import contextlib
 import copy
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import torch
@@ -80,11 +86,16 @@ class TrainerBackend:
             render_chat(self.tokenizer, chat, template_kwargs=self.template_kwargs)
             for chat in chats
         ]
-        prompt_ids = self.tokenizer(texts, add_special_tokens=not templated)["input_ids"]
-        if self.trainer.use_vllm:
-            completions, logprobs = self.trainer._generate_single_turn(prompt_ids, None, {}, 1)
+        prompt_ids = (
+            self.tokenizer(texts, add_special_tokens=not templated)["input_ids"] if texts else []
+        )
+        rounds = getattr(self.trainer, "generation_rounds", None)
+        if rounds is None:
+            completions, logprobs = self._call(prompt_ids)
         else:
-            completions, logprobs = self._generate(prompt_ids), None
+            outputs = rounds.generate(prompt_ids, self._dummy(), self._pairs)
+            completions = [c for c, _ in outputs]
+            logprobs = [p for _, p in outputs] if self.trainer.use_vllm else None
         replies = []
         for k, (prompt, raw) in enumerate(zip(prompt_ids, completions, strict=True)):
             ids = cut_completion(raw, self.tokenizer, self.stop_strings, self._ends)
@@ -100,6 +111,46 @@ class TrainerBackend:
                 )
             )
         return replies
+
+    @contextlib.contextmanager
+    def sampling(self, **settings: Any) -> Iterator[None]:
+        """Generate with other generation settings inside the block (e.g. ``temperature=0.7``).
+
+        For evaluating at the papers' sampling while training samples at its own; vLLM
+        generation keeps TRL's settings.
+        """
+        saved = self._config()
+        changed = copy.deepcopy(saved)
+        for name, value in settings.items():
+            setattr(changed, name, value)
+        self._stopping = changed
+        try:
+            yield
+        finally:
+            self._stopping = saved
+
+    def drain(self) -> int:
+        """Take part in the other processes' generation calls until all trials are over.
+
+        Returns the rounds taken (0 with one process: there are no others to wait for).
+        """
+        rounds = getattr(self.trainer, "generation_rounds", None)
+        return 0 if rounds is None else rounds.drain(self._dummy(), self._pairs)
+
+    def _call(self, prompt_ids: list[list[int]]) -> tuple[list, list | None]:
+        """One generation call: (completion ids, their log-probs with vLLM, else ``None``)."""
+        if self.trainer.use_vllm:
+            return self.trainer._generate_single_turn(prompt_ids, None, {}, 1)
+        return self._generate(prompt_ids), None
+
+    def _pairs(self, prompt_ids: list[list[int]]) -> list[tuple[list, Any]]:
+        completions, logprobs = self._call(prompt_ids)
+        return list(zip(completions, logprobs or [None] * len(completions), strict=True))
+
+    def _dummy(self) -> list[int]:
+        """The prompt a process sends when it has none: one end token (its answer is dropped)."""
+        token = self.tokenizer.eos_token_id
+        return [self.tokenizer.pad_token_id if token is None else token]
 
     def _config(self) -> Any:
         """TRL's generation config, with the answer stop strings."""

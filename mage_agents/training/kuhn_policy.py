@@ -121,6 +121,7 @@ def kuhn_policy_table(
     answer_template: str = "<action>{action}</action>",
     chat_template_kwargs: Mapping[str, Any] | None = None,
     temperature: float = 1.0,
+    scored: dict[tuple[str, str], float] | None = None,
 ) -> tuple[dict[str, dict[int, float]], float]:
     """Return the model's normalised policy over legal moves, and the mean legal mass.
 
@@ -128,11 +129,13 @@ def kuhn_policy_table(
     move in it, right after the prompt, renormalised over the legal moves. The prompt is rendered
     as in training, with the chat template's ``chat_template_kwargs`` (TRL's setting), and the
     tokens are scored at the sampling ``temperature`` (the policy training samples and TRL's loss
-    scores).
+    scores). ``scored`` keeps each (prompt, answer)'s log-probability across calls with the same
+    model: the prompts of a state are the same against every opponent that reaches it.
     """
     import torch
 
     table, masses = {}, []
+    scored = {} if scored is None else scored
     device = next(model.parameters()).device
     templated = bool(getattr(tokenizer, "chat_template", None))
     was_training = model.training
@@ -144,20 +147,34 @@ def kuhn_policy_table(
             logps = []
             for move in prompt.moves:
                 answer = answer_template.format(action=move)
-                answer_ids = tokenizer(answer, add_special_tokens=False)["input_ids"]
-                ids = torch.tensor([prompt_ids + answer_ids], device=device)
-                with torch.no_grad():
-                    logits = model(input_ids=ids).logits[0, len(prompt_ids) - 1 : -1].float()
-                logits = logits / temperature
-                token_logps = torch.log_softmax(logits, dim=-1)
-                picked = token_logps.gather(1, torch.tensor(answer_ids, device=device)[:, None])
-                logps.append(float(picked.sum()))
+                if (text, answer) not in scored:
+                    answer_ids = tokenizer(answer, add_special_tokens=False)["input_ids"]
+                    ids = torch.tensor([prompt_ids + answer_ids], device=device)
+                    with torch.no_grad():
+                        logits = _answer_logits(model, ids, len(answer_ids)).float()
+                    token_logps = torch.log_softmax(logits / temperature, dim=-1)
+                    picked = token_logps.gather(1, torch.tensor(answer_ids, device=device)[:, None])
+                    scored[(text, answer)] = float(picked.sum())
+                logps.append(scored[(text, answer)])
             probs = torch.softmax(torch.tensor(logps), dim=0).tolist()
             masses.append(float(torch.tensor(logps).exp().sum()))
             table[prompt.information_state] = dict(zip(prompt.action_ids, probs, strict=True))
     finally:
         model.train(was_training)
     return table, sum(masses) / max(len(masses), 1)
+
+
+def _answer_logits(model: Any, ids: Any, answer_length: int) -> Any:
+    """The logits at the positions that predict the last ``answer_length`` tokens of ``ids``.
+
+    Only those positions go through the output layer where the model can skip the others
+    (transformers' ``logits_to_keep``; a 49k-token vocabulary makes it most of a pass).
+    """
+    import inspect
+
+    if "logits_to_keep" in inspect.signature(model.forward).parameters:
+        return model(input_ids=ids, logits_to_keep=answer_length + 1).logits[0, :-1]
+    return model(input_ids=ids).logits[0, -answer_length - 1 : -1]
 
 
 def kuhn_exact_evaluation(
@@ -184,11 +201,18 @@ def kuhn_exact_evaluation(
     """
     metrics: dict[str, float] = {}
     values, masses = [], []
+    scored: dict[tuple[str, str], float] = {}  # a state's page is the same for every opponent
     for opponent in opponents:
         for seat in seats:
             prompts = decision_prompts(opponent, seat, strategy, **dict(trial_kwargs))
             table, mass = kuhn_policy_table(
-                model, tokenizer, prompts, answer_template, chat_template_kwargs, temperature
+                model,
+                tokenizer,
+                prompts,
+                answer_template,
+                chat_template_kwargs,
+                temperature,
+                scored,
             )
             (row,) = kuhn_policy_values(greedy_table(table), [opponent], [seat])
             (mixed,) = kuhn_policy_values(table, [opponent], [seat])

@@ -169,16 +169,23 @@ def draw_opponents(
 
 
 def league_plans(
-    league: League, plans: Sequence[Any], group_size: int, args: Any, path: Sequence[int]
+    league: League,
+    plans: Sequence[Any],
+    group_size: int,
+    args: Any,
+    step: Sequence[int],
+    first: int = 0,
 ) -> list[Any]:
     """:func:`draw_opponents` with ``args``' league settings, from the step's own generator.
 
-    ``path`` is the step (and micro-step) and the process: the generator is seeded with
-    ``stream_seed(args.seed, "league", *path)``, never drawn from a global stream.
+    The generator is seeded with ``stream_seed(args.seed, "league", *step)`` (the step and
+    micro-step), never drawn from a global stream; ``first`` is the index of the first plan in
+    the step's batch over all processes, so a group draws the same whatever the process count.
     """
     from mage_agents.training.streams import stream_seed
 
-    rng = np.random.default_rng(stream_seed(args.seed, "league", *path))
+    rng = np.random.default_rng(stream_seed(args.seed, "league", *step))
+    rng.random(2 * (first // group_size))  # the earlier processes' groups' draws
     return draw_opponents(plans, group_size, league, args.league_weight, args.league_sampling, rng)
 
 

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,23 +143,35 @@ class LegalMoveBackend:
         """Return how ``turn`` was sampled, or ``None`` for a free turn (a reflection)."""
         return self.samples.get((tuple(turn.prompt_ids or ()), tuple(turn.completion_ids or ())))
 
-    def sampling_metrics(self, trajectories: Sequence[Any]) -> dict[str, float]:
+    def sampling_metrics(
+        self,
+        trajectories: Sequence[Any],
+        total: Callable[[list[float]], list[float]] | None = None,
+    ) -> dict[str, float]:
         """Return the mean entropy of ``q`` and legal mass at the chosen turns of ``trajectories``.
 
         ``moves/entropy`` is the policy's entropy over the legal moves (nats; ``log n`` is
         uniform), ``moves/legal_mass`` the model's total probability of the legal answers (the
-        rest is on text no legal move is written with).
+        rest is on text no legal move is written with). ``total`` sums over the processes.
         """
         samples = [self.sample_of(t) for trajectory in trajectories for t in trajectory.turns]
         samples = [s for s in samples if s is not None]
-        if not samples:
+        sums = [
+            sum(s.entropy for s in samples),
+            sum(math.exp(s.log_legal_mass) for s in samples),
+            float(len(samples)),
+        ]
+        entropy, mass, count = sums if total is None else total(sums)
+        if not count:
             return {}
-        return {
-            "moves/entropy": sum(s.entropy for s in samples) / len(samples),
-            "moves/legal_mass": sum(math.exp(s.log_legal_mass) for s in samples) / len(samples),
-        }
+        return {"moves/entropy": entropy / count, "moves/legal_mass": mass / count}
 
-    def adjust(self, trajectories: Sequence[Any], advantages: Sequence[Any]) -> list:
+    def adjust(
+        self,
+        trajectories: Sequence[Any],
+        advantages: Sequence[Any],
+        total: Callable[[list[float]], list[float]] | None = None,
+    ) -> list:
         """Return the advantages with the importance weights and the entropy bonus applied.
 
         A chosen turn's advantage ``A`` becomes ``A * w + move_entropy_bonus * (s - mean s)``,
@@ -167,13 +179,18 @@ class LegalMoveBackend:
         ``s = -log q(a)`` its surprise, centred over the batch's chosen turns: the policy gradient
         of the return plus ``move_entropy_bonus`` times the entropy of ``q``, which keeps the
         policy from saturating before it tells its information states apart. Free turns are
-        unchanged.
+        unchanged. ``total`` sums a few numbers over the processes (several processes: the mean
+        is the whole batch's, as with one).
         """
         import numpy as np
 
         samples = [[self.sample_of(t) for t in trajectory.turns] for trajectory in trajectories]
         surprises = [s.surprise for row in samples for s in row if s is not None]
-        mean = float(np.mean(surprises)) if surprises else 0.0
+        if total is None:
+            mean = float(np.mean(surprises)) if surprises else 0.0
+        else:
+            summed, count = total([float(np.sum(surprises)), float(len(surprises))])
+            mean = summed / count if count else 0.0
         coef = float(self.trainer.args.move_entropy_bonus)
         result = []
         for row, values in zip(samples, advantages, strict=True):
@@ -184,11 +201,16 @@ class LegalMoveBackend:
             result.append(out)
         return result
 
+    def drain(self) -> int:
+        """Take part in the other processes' free generation until all trials are over."""
+        return self.fallback.drain()
+
     def generate(self, chats: Sequence[Chat]) -> list[Reply]:
         """Return one reply per chat: a chosen legal move, or the fallback's free text."""
         replies: list[Reply | None] = [None] * len(chats)
         free = [i for i, chat in enumerate(chats) if not getattr(chat, "moves", ())]
-        if free:
+        # with several processes the free generation is a round every process takes part in
+        if free or getattr(self.trainer, "generation_rounds", None) is not None:
             for i, reply in zip(
                 free, self.fallback.generate([chats[i] for i in free]), strict=True
             ):

@@ -23,7 +23,13 @@ from typing import Any
 
 import torch
 
-__all__ = ["legal_token_logps", "sequence_scores", "policy_token_logps", "answer_tensors"]
+__all__ = [
+    "legal_token_logps",
+    "sequence_scores",
+    "policy_token_logps",
+    "answer_tensors",
+    "dummy_score",
+]
 
 
 def answer_tensors(
@@ -154,3 +160,20 @@ def policy_token_logps(
     placed[:, :span] = chosen[:, :span].to(logps.dtype)
     full = torch.zeros_like(logps).index_put((rows,), placed)
     return torch.where(legal[:, None], full, logps)
+
+
+def dummy_score(
+    score: Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor],
+    batch: dict[str, Any],
+    logps: torch.Tensor,
+) -> torch.Tensor:
+    """Run the renormalising forward on one row and return ``logps`` unchanged in value.
+
+    With several processes that forward is collective (DDP's buffer sync): a process whose rows
+    chose no legal move still runs it, on the last token of its first prompt, and adds zero
+    times its result, so that its gradient graph has the same forwards as the others'.
+    """
+    ids = batch["prompt_ids"][:1]
+    mask = batch["prompt_mask"][:1]
+    scored = score(ids, mask, 1)
+    return logps + 0.0 * scored.sum()

@@ -38,8 +38,11 @@ from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
 from mage_agents.rollout.self_play import split_batch
 from mage_agents.training.batch import TurnRow, turn_batch
+from mage_agents.training.bounded_loss import agreed_forwards, bounded_log_probs, bounded_loss
 from mage_agents.training.config import MetaRLConfig
+from mage_agents.training.forwards import single_forward_figures
 from mage_agents.training.generation import TrainerBackend
+from mage_agents.training.generation_rounds import GenerationRounds, accelerator_exchange
 from mage_agents.training.league import (
     LEAGUE_STATE_FILE,
     League,
@@ -48,7 +51,7 @@ from mage_agents.training.league import (
     take_snapshot,
 )
 from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
-from mage_agents.training.legal_logps import policy_token_logps
+from mage_agents.training.legal_logps import dummy_score, policy_token_logps
 from mage_agents.training.loss_terms import loss_terms
 from mage_agents.training.metrics import step_metrics, trial_record
 from mage_agents.training.streams import random_stream, stream_seed
@@ -151,6 +154,11 @@ class MetaRLTrainer(GRPOTrainer):
         )
         if args.league_every:
             adapter_base(self.accelerator.unwrap_model(self.model))  # refuses a base built in code
+        self.generation_rounds = None  # several processes: their generation calls kept in step
+        if self.accelerator.num_processes > 1:
+            self._check_processes()
+            exchange = accelerator_exchange(self.accelerator)
+            self.generation_rounds = GenerationRounds(exchange, pad_to_largest=self.use_vllm)
         self.backend = TrainerBackend(self)
         if self.use_vllm:  # vLLM stops at the answer tags itself instead of running on
             extra = self.vllm_generation.generation_kwargs
@@ -178,21 +186,30 @@ class MetaRLTrainer(GRPOTrainer):
         return LLMAgent(self.backend, self.args.strategy)
 
     def plan(
-        self, seeds: list[int], group_size: int, tag: str, *, evaluation: bool = False
+        self,
+        seeds: list[int],
+        group_size: int,
+        tag: str,
+        first_row: int = 0,
+        *,
+        evaluation: bool = False,
     ) -> list[TrialPlan]:
         """Plan one trial per entry of ``seeds``; each ``group_size`` consecutive ones a group.
 
         The trials are the config's (:func:`~mage_agents.training.trials.trial_planner`; with
         ``evaluation``, on ``evaluation_env_kwargs``); rows are ``{tag}|row{i}`` and group ``g``
         is scoped ``{tag}|group{g}``, so two groups of one batch are never compared, even on the
-        same task. The agent seeds follow the planner's rule with the run's seed and the tag as
-        their stream.
+        same task. The agent seeds follow the planner's rule with the run's seed and the step's
+        tag as process 0 writes it as their stream: the same trials whatever the number of
+        processes. ``first_row`` is the position of ``seeds[0]`` in the step's rows of all
+        processes (row ids count over the processes).
         """
-        stream = (self.args.seed, zlib.crc32(tag.encode()))
-        planner = trial_planner(self.args, evaluation=evaluation, stream=stream)
+        step, process, _ = tag.partition("|p")
+        stream = zlib.crc32((f"{step}|p0" if process else tag).encode())  # process 0's tag
+        planner = trial_planner(self.args, evaluation=evaluation, stream=(self.args.seed, stream))
         plans = []
-        for i, seed in enumerate(seeds):
-            group = i // group_size
+        for j, seed in enumerate(seeds):
+            group = j // group_size
             start = group * group_size
             if seed != seeds[start]:
                 raise ValueError(
@@ -200,21 +217,51 @@ class MetaRLTrainer(GRPOTrainer):
                     f"sampler repeats each row num_generations times) but hold the seeds "
                     f"{sorted(set(seeds[start : start + group_size]))}."
                 )
-            trial_id, scope = f"{tag}|row{i}", f"{tag}|group{group}"
-            plans.append(planner.plan(seed, i - start, trial_id=trial_id, scope=scope))
+            trial_id, scope = f"{tag}|row{first_row + j}", f"{tag}|group{group}"
+            plans.append(planner.plan(seed, j - start, trial_id=trial_id, scope=scope))
         return plans
 
     def play(self, plans: list[TrialPlan]) -> list[Any]:
         """Play the planned trials with the current policy; return their trajectories."""
         if self.args.env_workers and self._workers is None:
             self._workers = WorkerEnvs(self.args.env_workers)
-        return collect(
+        trajectories = collect(
             plans,
             self.new_agent,
             batch_size=max(1, len(plans)),
             max_steps=self.args.max_turns,
             env_workers=self._workers or 0,
         )
+        if self.generation_rounds is not None:
+            self.backend.drain()  # the other processes' trials may still be playing
+        return trajectories
+
+    def _check_processes(self) -> None:
+        """Refuse what several processes cannot run; say why."""
+        if self.args.action_choice != "legal":
+            return
+        zero3 = (
+            self.is_deepspeed_enabled
+            and getattr(self.accelerator.state.deepspeed_plugin, "zero_stage", 0) == 3
+        )
+        if self.is_fsdp_enabled or zero3:
+            raise ValueError(
+                "action_choice='legal' scores the legal moves with the unwrapped model, one "
+                "forward per process whenever it has moves to score: under FSDP or DeepSpeed "
+                "ZeRO-3 those forwards gather parameters collectively and would not be matched. "
+                "Train a model that size with generate (the published setting), or use DDP "
+                "(or ZeRO-1/2)."
+            )
+
+    def _total(self, values: list[float]) -> list[float]:
+        """``values`` summed over the processes."""
+        mine = torch.tensor([values], dtype=torch.float64, device=self.accelerator.device)
+        return self.accelerator.gather(mine).sum(0).tolist()
+
+    def _largest(self, values: list[float]) -> list[float]:
+        """``values``' maxima over the processes."""
+        mine = torch.tensor([values], dtype=torch.float64, device=self.accelerator.device)
+        return self.accelerator.gather(mine).max(0).values.tolist()
 
     def by_seat(self, trajectories: list[Any]) -> list[Any]:
         """In self-play, each game as one trajectory per seat (its turns, reward and role).
@@ -233,60 +280,71 @@ class MetaRLTrainer(GRPOTrainer):
         # steps_per_generation) gives each its own stream and trial ids; the first keeps the step's
         micro = self._step % self.args.gradient_accumulation_steps if mode == "train" else 0
         step = (self.state.global_step, micro) if micro else (self.state.global_step,)
-        tag = f"{mode}{'.'.join(map(str, step))}|p{self.accelerator.process_index}"
+        process = self.accelerator.process_index
+        tag = f"{mode}{'.'.join(map(str, step))}|p{process}"
         legal = isinstance(self.backend, LegalMoveBackend)
         if legal:
             self.backend.clear()  # the sampling records of this batch only
-        seed = stream_seed(self.args.seed, "rollout", *step, self.accelerator.process_index)
+        seed = stream_seed(self.args.seed, "rollout", *step, process)
         league = mode == "train" and self.args.league_every > 0
         if league:
             take_snapshot(self)
         with random_stream(seed):
-            plans = self.plan(seeds, group, tag, evaluation=mode == "eval")
+            plans = self.plan(seeds, group, tag, process * len(seeds), evaluation=mode == "eval")
             if league:
-                path = (*step, self.accelerator.process_index)
-                plans = league_plans(self.league, plans, group, self.args, path)
+                first = process * len(seeds)
+                plans = league_plans(self.league, plans, group, self.args, step, first)
             trajectories = self.by_seat(self.play(plans))
         if league:
             self.league.count(trajectories)
-        advantages = self.advantages(trajectories)
+        total = self._total if self.accelerator.num_processes > 1 else None
+        advantages = self.advantages(trajectories, total)
         if legal:
-            advantages = self.backend.adjust(trajectories, advantages)
+            advantages = self.backend.adjust(trajectories, advantages, total)
         rows = [
             self._row(turn, float(value))
             for trajectory, values in zip(trajectories, advantages, strict=True)
             for turn, value in zip(trajectory.turns, values, strict=True)
         ]
         multiple = self.args.steps_per_generation if mode == "train" else 1
+        at_least = 0
+        if total:  # as many rows on every process (TRL gathers a value per row)
+            (at_least,) = self._largest([float(sum(1 for r in rows if r.completion_ids))])
         batch = turn_batch(
-            rows, self.processing_class.pad_token_id, multiple, self.accelerator.device
+            rows,
+            self.processing_class.pad_token_id,
+            multiple,
+            self.accelerator.device,
+            int(at_least),
         )
         batch["num_items_in_batch"] = self.accelerator.gather(batch["num_items_in_batch"]).sum()
         self._add_log_probs(batch, mode)
         records = [trial_record(t, a) for t, a in zip(trajectories, advantages, strict=True)]
         for name, value in step_metrics(gather_object(records)).items():
             self._metrics[mode][name].append(value)
-        self._metrics[mode]["rows"].append(float(len(rows)))
+        (count,) = self._total([float(len(rows))]) if total else (float(len(rows)),)
+        self._metrics[mode]["rows"].append(count)
         if legal:
-            for name, value in self.backend.sampling_metrics(trajectories).items():
+            for name, value in self.backend.sampling_metrics(trajectories, total).items():
                 self._metrics[mode][name].append(value)
         return batch
 
-    def advantages(self, trajectories: list[Any]) -> list[Any]:
+    def advantages(self, trajectories: list[Any], total: Any = None) -> list[Any]:
         """One advantage per turn of each trajectory, from the configured estimator.
 
         ``scale_advantages`` chooses the normalisation: ``"default"`` keeps each method's
         published one (GRPO divides by the group std; GiGPO, LaMer and MAGE centre only; RLOO is
         leave-one-out), ``"group"`` divides by the group std, ``"none"`` centres only, and
         ``"batch"`` centres within groups and divides by the std of all the batch's rows.
+        ``total`` sums numbers over the processes of a run: with it, that std is of every
+        process's rows (each process holds whole groups).
         """
         args = self.args
         settings = config_settings(args.estimator, args)
         if is_stateful(args.estimator):
             settings["state"] = self.estimator_state
-        return estimate(
-            args.estimator, trajectories, batch_std=args.scale_advantages == "batch", **settings
-        )
+        batch_std = args.scale_advantages == "batch"
+        return estimate(args.estimator, trajectories, batch_std=batch_std, pooled=total, **settings)
 
     def _row(self, turn: Any, advantage: float) -> TurnRow:
         """The sample row of one model turn (with its legal answers, if it chose among them)."""
@@ -324,7 +382,7 @@ class MetaRLTrainer(GRPOTrainer):
         self, model: Any, batch: dict[str, Any], logps: torch.Tensor, batch_size: int | None
     ) -> torch.Tensor:
         """``logps`` with every legal-choice row's replaced by the renormalised policy's."""
-        if "legal_answer_ids" not in batch:
+        if self.args.action_choice != "legal":
             return logps
 
         def score(ids: torch.Tensor, mask: torch.Tensor, width: int) -> torch.Tensor:
@@ -332,9 +390,32 @@ class MetaRLTrainer(GRPOTrainer):
                 self, model, ids, mask, width, batch_size=batch_size
             )[0]
 
+        legal = "legal_answer_mask" in batch and bool(batch["legal_answer_mask"].any())
+        if not legal:
+            # several processes: every process runs the renormalising forward (it is collective)
+            return dummy_score(score, batch, logps) if self.generation_rounds else logps
         return policy_token_logps(score, batch, logps)
 
+    def compute_loss(
+        self,
+        model: Any,
+        inputs: dict[str, Any],
+        return_outputs: bool = False,
+        num_items_in_batch: Any = None,
+    ) -> torch.Tensor:
+        """TRL's loss; with ``max_tokens_per_forward``, in forwards bounded by tokens."""
+        if self.args.max_tokens_per_forward is None or not torch.is_grad_enabled():
+            return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
+        return bounded_loss(self, model, inputs)
+
     def _compute_loss(self, model: Any, inputs: dict[str, Any]) -> torch.Tensor:
+        loss, extras = self._loss_parts(model, inputs)
+        self._record_loss_terms(extras["terms"])
+        self._record_forwards(single_forward_figures(inputs))
+        return loss
+
+    def _loss_parts(self, model: Any, inputs: dict[str, Any]) -> tuple[torch.Tensor, dict]:
+        """TRL's loss of ``inputs``, with what went into it (named terms, entropies, aux)."""
         coef = self._applied_entropy_coef()
         self._loss_batch, self._loss_outputs = inputs, None
         try:
@@ -342,11 +423,36 @@ class MetaRLTrainer(GRPOTrainer):
         finally:
             self._loss_batch = None
         logps, entropies, aux = self._loss_outputs
+        terms = loss_terms(self, inputs, loss, logps, entropies, coef, aux)
+        return loss, {"terms": terms, "entropies": entropies, "aux_loss": aux, "entropy_coef": coef}
+
+    def _record_loss_terms(self, terms: dict[str, float]) -> None:
+        """Log a micro-batch's named loss terms, averaged over the processes as TRL's ``loss``."""
         mode = "train" if self.model.training else "eval"
         scale = self.current_gradient_accumulation_steps if mode == "train" else 1
-        for name, value in loss_terms(self, inputs, loss, logps, entropies, coef, aux).items():
+        names = sorted(terms)
+        values = [terms[name] for name in names]
+        if self.accelerator.num_processes > 1:
+            values = [v / self.accelerator.num_processes for v in self._total(values)]
+        for name, value in zip(names, values, strict=True):
             self._metrics[mode][name].append(value * scale)  # in the units of TRL's `loss`
-        return loss
+
+    def _record_forwards(self, figures: dict[str, float]) -> None:
+        """Log a micro-batch's forwards: padding efficiency, rows and tokens per forward."""
+        mode = "train" if self.model.training else "eval"
+        keys = ("useful", "padded", "rows", "forwards")
+        values = [figures[k] for k in keys]
+        if self.accelerator.num_processes > 1:
+            values = self._total(values)
+            (largest,) = self._largest([figures["largest"]])
+        else:
+            largest = figures["largest"]
+        useful, padded, rows, forwards = values
+        metrics = self._metrics[mode]
+        metrics["forward/padding_efficiency"].append(useful / padded if padded else 1.0)
+        metrics["forward/rows"].append(rows / forwards if forwards else 0.0)
+        metrics["forward/count"].append(forwards / self.accelerator.num_processes)
+        metrics["forward/largest_tokens"].append(largest)
 
     def _applied_entropy_coef(self) -> float:
         """The coefficient of TRL's own entropy bonus in the coming loss (0 when it is off)."""
@@ -366,13 +472,25 @@ class MetaRLTrainer(GRPOTrainer):
         )
 
     def _log_probs(self, model: Any, batch: dict[str, Any], mode: str) -> torch.Tensor:
-        ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], dim=1)
-        mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
         size = (
             self.args.per_device_train_batch_size
             if mode == "train"
             else self.args.per_device_eval_batch_size
         )
+        budget = self.args.max_tokens_per_forward
+        if budget is None and self.accelerator.num_processes == 1:
+            return self._scored(model, batch, size)
+        if budget is None:  # TRL's chunks of rows (the processes' rows are as many)
+            rows = batch["prompt_ids"].size(0)
+            forwards = [list(range(k, min(k + size, rows))) for k in range(0, rows, size)]
+        else:
+            forwards = agreed_forwards(self, batch, budget)
+        return bounded_log_probs(batch, forwards, lambda part: self._scored(model, part))
+
+    def _scored(self, model: Any, batch: dict[str, Any], size: int | None = None) -> torch.Tensor:
+        """The log-probabilities TRL's loss reads of the completions of ``batch``."""
+        ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], dim=1)
+        mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
         logps, _, _ = super()._get_per_token_logps_and_entropies(
             model, ids, mask, batch["completion_ids"].size(1), batch_size=size
         )

@@ -1,0 +1,82 @@
+"""Part 4's machinery on a saved tiny model: LoRA training on MAGE's page, the held-out scores.
+
+The real run loads SmolLM2-135M-Instruct; here the same code path loads a tiny model saved to a
+folder (``model:`` takes any local folder), so it runs in seconds.
+"""
+
+import json
+
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("peft")
+
+from baselines.bench import learning_pretrained  # noqa: E402
+from baselines.bench.learning_report import report  # noqa: E402
+from baselines.bench.learning_report_pretrained import trial_figures  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def tiny_folder(tmp_path_factory):
+    from mage_agents.tiny_model import build_tiny_model
+
+    folder = tmp_path_factory.mktemp("tiny")
+    model, tokenizer = build_tiny_model(seed=0)
+    model.save_pretrained(folder)
+    tokenizer.save_pretrained(folder)
+    return str(folder)
+
+
+def test_the_variants_play_mages_published_page_in_free_text():
+    for settings in learning_pretrained.VARIANTS.values():
+        assert settings["strategy"] == "paper" and settings["action_choice"] == "generate"
+        assert settings["trial"]["templates"] == "mage"
+        assert settings["env_kwargs"]["answer_rules"] == "mage"
+
+
+def test_evaluation_samples_at_mages_settings_and_restores_the_trainers(tiny_folder, tmp_path):
+    settings = {**learning_pretrained.VARIANTS["grpo"], "model": tiny_folder}
+    settings["max_completion_length"] = 4
+    trainer = learning_pretrained.build_trainer(settings, 0, tmp_path, [])
+    training = trainer.backend._config()
+    with trainer.backend.sampling(temperature=0.7, top_k=20):
+        assert (trainer.backend._config().temperature, trainer.backend._config().top_k) == (0.7, 20)
+    assert trainer.backend._config() is training
+    first = learning_pretrained.evaluate(trainer, tasks=1)
+    assert first == learning_pretrained.evaluate(trainer, tasks=1)  # its own stream
+    assert [t["opponent"] for t in first] == list(learning_pretrained.OPPONENTS)
+    assert all(t["seed"] == learning_pretrained.EVAL_SEED and t["plays"] >= 1 for t in first)
+    exact = learning_pretrained.exact_policy(trainer)
+    assert 0.0 <= exact["exact/legal_mass"] <= 1.0
+    assert "exact/cfr-argmax/second/value" in exact
+
+
+def test_a_run_records_before_and_after_and_reports_them(tiny_folder, tmp_path):
+    out = tmp_path / "runs"
+    overrides = {"model": tiny_folder, "max_completion_length": 4}
+    record = learning_pretrained.run_one(
+        "grpo", 0, 1e9, 1, out, max_steps=1, tasks=1, overrides=overrides
+    )
+    assert record["steps"] == 1 and [e["step"] for e in record["evaluations"]] == [0, 1]
+    assert record["train_cpu_s"] > 0 and record["scoring_cpu_s"] > 0
+    assert [p["step"] for p in record["curve"]] == [0, 1]
+    assert record["training"][0]["trial/invalid_rate"] >= 0.0
+    saved = json.loads((out / "pretrained" / "grpo" / "seed0.json").read_text())
+    assert saved["finished"] and saved["evaluations"] == record["evaluations"]
+    assert (out / "pretrained" / "grpo" / "adapter-seed0" / "adapter_config.json").is_file()
+    text = report(out, tmp_path / "figures")
+    assert "Held-out trials, step 0 -> step 1 (seed 0):" in text
+    assert "| return | cfr-argmax | 1 |" in text
+    assert (tmp_path / "figures" / "pretrained.png").is_file()
+
+
+def test_trial_figures_count_invalid_answers_per_play_turn():
+    trial = {"returns": [-14.0], "pass_at_k": [0.0, 0.0, 0.0], "invalid": 2, "plays": 2}
+    assert trial_figures(trial) == {
+        "invalid": 1.0,
+        "return": -14.0,
+        "final_return": -14.0,
+        "pass@1": 0.0,
+        "pass@2": 0.0,
+        "pass@3": 0.0,
+    }
