@@ -12,12 +12,20 @@ against ``agent:local:PATH`` shares one loaded model.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pyspiel
 
 from baselines.agents import AgentFactory, build_agent_factory
 from mage_envs.opponents.text_opponent import TextOpponent
 
-__all__ = ["agent_opponent", "agent_opponent_with_memory", "opponent_factory"]
+__all__ = [
+    "agent_opponent",
+    "agent_opponent_with_memory",
+    "forget_opponent",
+    "opponent_factory",
+    "shared_factory",
+]
 
 _FACTORIES: dict[str, AgentFactory] = {}
 
@@ -39,9 +47,22 @@ def opponent_factory(spec: str) -> AgentFactory:
     kind = spec.partition(":")[0]
     if kind in _NOT_OPPONENTS:
         raise ValueError(f"agent:{spec}: {_NOT_OPPONENTS[kind]}")
-    if spec not in _FACTORIES:
-        _FACTORIES[spec] = build_agent_factory(spec)
-    return _FACTORIES[spec]
+    return shared_factory(spec, lambda: build_agent_factory(spec))
+
+
+def shared_factory(key: str, build: Callable[[], AgentFactory]) -> AgentFactory:
+    """Return the process's factory under ``key``, built by ``build()`` at the first call.
+
+    Other schemes that play a model (``league:PATH``) share their loaded models this way too.
+    """
+    if key not in _FACTORIES:
+        _FACTORIES[key] = build()
+    return _FACTORIES[key]
+
+
+def forget_opponent(key: str) -> None:
+    """Drop the shared factory under ``key`` (its model is freed once no opponent holds it)."""
+    _FACTORIES.pop(key, None)
 
 
 def agent_opponent(spec: str, game: pyspiel.Game) -> TextOpponent:

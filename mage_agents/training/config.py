@@ -96,6 +96,30 @@ class MetaRLConfig(GRPOConfig):
         default=0.95,
         metadata=_help("rae: decay of each role's moving baseline, in [0, 1) (SPIRAL 0.95)."),
     )
+    league_every: int = field(
+        default=0,
+        metadata=_help(
+            "Snapshot the learner every K optimizer steps into OUTPUT/league/step-N, an opponent "
+            "from then on (0: no league)."
+        ),
+    )
+    league_size: int = field(
+        default=4, metadata=_help("League: how many of the latest snapshots are kept (>= 1).")
+    )
+    league_weight: float = field(
+        default=0.5,
+        metadata=_help(
+            "League: share of training trial groups that meet a snapshot instead of opponent, "
+            "in (0, 1]."
+        ),
+    )
+    league_sampling: str = field(
+        default="uniform",
+        metadata=_help(
+            "League: uniform over the kept snapshots, or winrate (PFSP: by each snapshot's "
+            "smoothed win rate against the learner)."
+        ),
+    )
     statistics: str = field(
         default="turn",
         metadata=_help("Group statistics count each turn (published) or each 'trajectory' once."),
@@ -234,6 +258,7 @@ class MetaRLConfig(GRPOConfig):
                 f"view. Got num_episodes={self.trial.num_episodes}."
             )
         self._check_move_choice()
+        self._check_league()
         self._check_forward_budget()
         # the registries are read now: a name registered by the user's package is a choice too
         _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
@@ -303,6 +328,30 @@ class MetaRLConfig(GRPOConfig):
         self.opponent = SELF_PLAY
         if isinstance(self.trial, dict) and "num_episodes" not in self.trial:
             self.trial = {**self.trial, "num_episodes": 1}
+
+    def _check_league(self) -> None:
+        """Refuse league settings that cannot be honoured, saying why."""
+        from mage_agents.training.league import SAMPLINGS
+
+        _check_choice("league_sampling", self.league_sampling, SAMPLINGS)
+        if self.league_every < 0 or self.league_size < 1:
+            raise ValueError(
+                f"league_every must be >= 0 (0: off) and league_size >= 1, not "
+                f"{self.league_every} and {self.league_size}."
+            )
+        if not self.league_every:
+            return
+        if not 0.0 < self.league_weight <= 1.0:
+            raise ValueError(
+                f"league_weight is the share of trials that meet a snapshot: it must lie in "
+                f"(0, 1], not {self.league_weight}."
+            )
+        if self.self_play:
+            raise ValueError(
+                "A league and self_play do not mix here: a self-play game trains both seats, a "
+                "league game only the learner's. Give a scripted opponent or population with "
+                "league_every, or self_play without it."
+            )
 
     def _check_move_choice(self) -> None:
         """Refuse bad legal-move settings, and TRL's vocabulary entropy bonus with them."""

@@ -25,7 +25,7 @@ from mage_envs.seeds import child_seed
 
 __all__ = ["PURPOSES", "stream_seed", "random_stream"]
 
-PURPOSES = {"rollout": 1, "evaluation": 2, "scoring": 3}
+PURPOSES = {"rollout": 1, "evaluation": 2, "scoring": 3, "league": 4}
 """What a stream is for: the first element of its child-seed path (never reorder)."""
 
 

@@ -43,6 +43,13 @@ from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.forwards import single_forward_figures
 from mage_agents.training.generation import TrainerBackend
 from mage_agents.training.generation_rounds import GenerationRounds, accelerator_exchange
+from mage_agents.training.league import (
+    LEAGUE_STATE_FILE,
+    League,
+    adapter_base,
+    league_plans,
+    take_snapshot,
+)
 from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
 from mage_agents.training.legal_logps import dummy_score, policy_token_logps
 from mage_agents.training.loss_terms import loss_terms
@@ -145,6 +152,8 @@ class MetaRLTrainer(GRPOTrainer):
             peft_config=peft_config,
             callbacks=callbacks,
         )
+        if args.league_every:
+            adapter_base(self.accelerator.unwrap_model(self.model))  # refuses a base built in code
         self.generation_rounds = None  # several processes: their generation calls kept in step
         if self.accelerator.num_processes > 1:
             self._check_processes()
@@ -159,6 +168,7 @@ class MetaRLTrainer(GRPOTrainer):
             self.backend = LegalMoveBackend(self, self.backend)
         self.best: dict[str, Any] | None = None
         self.estimator_state: dict[str, Any] = {}  # a stateful estimator's (rae's baselines)
+        self.league = League()  # the kept snapshots of the learner (league_every > 0)
         self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
         self._loss_batch: dict[str, Any] | None = None  # the micro-batch the loss is reading
         self._loss_outputs: tuple | None = None
@@ -276,9 +286,17 @@ class MetaRLTrainer(GRPOTrainer):
         if legal:
             self.backend.clear()  # the sampling records of this batch only
         seed = stream_seed(self.args.seed, "rollout", *step, process)
+        league = mode == "train" and self.args.league_every > 0
+        if league:
+            take_snapshot(self)
         with random_stream(seed):
             plans = self.plan(seeds, group, tag, process * len(seeds), evaluation=mode == "eval")
+            if league:
+                first = process * len(seeds)
+                plans = league_plans(self.league, plans, group, self.args, step, first)
             trajectories = self.by_seat(self.play(plans))
+        if league:
+            self.league.count(trajectories)
         total = self._total if self.accelerator.num_processes > 1 else None
         advantages = self.advantages(trajectories, total)
         if legal:
@@ -527,13 +545,16 @@ class MetaRLTrainer(GRPOTrainer):
         if is_stateful(self.args.estimator):
             estimator = folder / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
             estimator.write_text(json.dumps(self.estimator_state, indent=1))
+        if self.args.league_every:
+            league = folder / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
+            league.write_text(self.league.to_json())
         if self.args.should_save:
             state = {"best": self.best, "micro_step": self._step}
             (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
         super()._save_checkpoint(model, trial)
 
     def _restore(self, checkpoint: Path) -> None:
-        """Restore what TRL's checkpoint lacks (best so far, generation, estimator state)."""
+        """Restore what TRL's checkpoint lacks (best so far, generation, estimator, league)."""
         if (checkpoint / STATE_FILE).is_file():
             state = json.loads((checkpoint / STATE_FILE).read_text())
             self.best = state["best"]
@@ -541,6 +562,9 @@ class MetaRLTrainer(GRPOTrainer):
         estimator = checkpoint / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
         if estimator.is_file():
             self.estimator_state = json.loads(estimator.read_text())
+        league = checkpoint / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
+        if league.is_file():
+            self.league = League.from_json(league.read_text())
         buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
         if buffer.is_file():
             device = self.accelerator.device
