@@ -17,6 +17,7 @@ from collections.abc import Callable
 import pyspiel
 
 from baselines.agents import AgentFactory, build_agent_factory
+from mage_agents.shared_models import forget_model, shared_model
 from mage_envs.opponents.text_opponent import TextOpponent
 
 __all__ = [
@@ -26,8 +27,6 @@ __all__ = [
     "opponent_factory",
     "shared_factory",
 ]
-
-_FACTORIES: dict[str, AgentFactory] = {}
 
 _NOT_OPPONENTS = {
     "policy": "a scripted policy is an opponent by its own name (agent:policy:cfr is cfr).",
@@ -51,18 +50,16 @@ def opponent_factory(spec: str) -> AgentFactory:
 
 
 def shared_factory(key: str, build: Callable[[], AgentFactory]) -> AgentFactory:
-    """Return the process's factory under ``key``, built by ``build()`` at the first call.
+    """Return the process's factory under ``key`` (:func:`mage_agents.shared_models.shared_model`).
 
     Other schemes that play a model (``league:PATH``) share their loaded models this way too.
     """
-    if key not in _FACTORIES:
-        _FACTORIES[key] = build()
-    return _FACTORIES[key]
+    return shared_model(key, build)
 
 
 def forget_opponent(key: str) -> None:
     """Drop the shared factory under ``key`` (its model is freed once no opponent holds it)."""
-    _FACTORIES.pop(key, None)
+    forget_model(key)
 
 
 def agent_opponent(spec: str, game: pyspiel.Game) -> TextOpponent:

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -38,23 +37,26 @@ from rich.console import Console
 
 from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, settings_error
 from baselines.run_flags import add_import_option
-from baselines.settings import ready_configs, resolve_config
-from baselines.train_flags import add_field_flags, checked_values, field_values, set_values
+from baselines.settings import ready_configs
+from baselines.train_config import (
+    DEFAULTS,
+    OWN_KEYS,
+    TRAIN_CONFIG_DIR,
+    build_config,
+    load_model,
+    peft_config,
+    read_config,
+)
+from baselines.train_flags import add_field_flags, field_values, set_values
 from baselines.train_folder import plan_run, write_final_from
 from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
-from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
 
 __all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
-__all__ += ["build_parser", "build_config"]
+__all__ += ["build_parser", "build_config", "load_model", "read_config", "peft_config"]
+__all__ += ["OWN_KEYS", "DEFAULTS"]
 
-TRAIN_CONFIG_DIR = Path(__file__).parent / "configs" / "train"
-"""The ready training configs (installed with the package)."""
-
-OWN_KEYS = ("model", "tiny_model", "lora", "out", "plots", "base", "defaults")
-"""Config keys that are not MetaRLConfig fields."""
-
-DEFAULTS = ("published", "small-model")
-"""``defaults:`` what fills the settings a config leaves out."""
+_read_config = read_config  # the name tests and benchmarks of earlier versions import
+_peft_config = peft_config
 
 
 def describe(parser: argparse.ArgumentParser) -> None:
@@ -118,42 +120,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _read_config(path: Path, depth: int = 0) -> dict[str, Any]:
-    file = resolve_config(path, TRAIN_CONFIG_DIR, "training config")
-    data = yaml.safe_load(file.read_text()) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a training config is a YAML mapping of settings.")
-    moved = [key for key in data if key in MOVED_TO_TRIAL]
-    if moved:
-        raise ValueError(
-            f"{file}: {', '.join(moved)} belong under trial: now (the trial settings, "
-            "TrialConfig's, trial_kwargs' keys too), e.g. trial: {num_episodes: 3, memory: "
-            "reflection_only}."
-        )
-    base = data.pop("base", None)
-    if base is not None:
-        if depth > 8:
-            raise ValueError(f"{path}: 'base' configs nest too deeply (a loop?).")
-        inherited = _read_config(Path(base), depth + 1)
-        trial = {**(inherited.get("trial") or {}), **(data.get("trial") or {})}
-        data = {**inherited, **data}
-        if trial:  # a config changes the trial settings it names, the base's others stay
-            data["trial"] = trial
-    return data
-
-
-MOVED_TO_TRIAL = ("num_episodes", "same_task", "stop_on_success", "reflection", "memory")
-MOVED_TO_TRIAL += ("trial_kwargs",)
-"""Keys of earlier training configs that are trial settings now (under ``trial:``)."""
-
-
 def load_train_settings(argv: list[str]) -> dict[str, Any]:
     """Merge the config file and the flags into one settings dict (not yet checked)."""
     return _settings(build_parser().parse_args(argv))
 
 
 def _settings(args: argparse.Namespace) -> dict[str, Any]:
-    settings = _read_config(args.config)
+    settings = read_config(args.config)
     flags = {"model": args.model, "out": args.out, "plots": args.plots}
     settings.update({k: v for k, v in flags.items() if v is not None})
     for given in (field_values(args), set_values(args.set)):
@@ -164,86 +137,6 @@ def _settings(args: argparse.Namespace) -> dict[str, Any]:
     settings.setdefault("out", f"runs/train-{args.config.stem}")
     settings["out"] = str(settings["out"])
     return settings
-
-
-def build_config(settings: dict[str, Any]) -> Any:
-    """Return the :class:`~mage_agents.training.MetaRLConfig` of ``settings``.
-
-    Library warnings raised while the config is checked (TRL's, transformers') are shown only
-    when it is valid: a bad config prints its one error line alone.
-
-    Raises:
-        ValueError: For an unknown key (with the closest field names), a value of the wrong
-            type (naming the field and what it takes) or an invalid value.
-    """
-    with warnings.catch_warnings(record=True) as caught:
-        from mage_agents.training import MetaRLConfig
-
-        values = {k: v for k, v in settings.items() if k not in OWN_KEYS}
-        if _small_model(settings):
-            values = {**SMALL_MODEL_DEFAULTS, **values}
-        values = checked_values(values, "the training config")
-        values.setdefault("report_to", [])
-        values.setdefault("disable_tqdm", True)  # the progress lines below replace the bar
-        _check_step_counts(values)
-        config = MetaRLConfig(output_dir=settings["out"], **values)
-    for warning in caught:
-        warnings.showwarning(
-            warning.message, warning.category, warning.filename, warning.lineno, warning.file
-        )
-    return config
-
-
-STEP_COUNTS = ("max_steps", "logging_steps", "save_steps")
-"""Step counts a config may leave out but not set below 1 (``evaluation_steps`` 0: never).
-
-TRL reads ``max_steps: -1`` as "train ``num_train_epochs`` epochs instead": a config that wants
-that leaves ``max_steps`` out."""
-
-
-def _check_step_counts(values: dict[str, Any]) -> None:
-    for name in STEP_COUNTS:
-        value = values.get(name)
-        if value is not None and (not isinstance(value, int | float) or value <= 0):
-            raise ValueError(f"{name} counts optimizer steps: give a number >= 1, not {value!r}.")
-
-
-def _small_model(settings: dict[str, Any]) -> bool:
-    """Whether the config asks for the small-model defaults (``defaults: small-model``)."""
-    choice = settings.get("defaults", "published")
-    if choice not in DEFAULTS:
-        raise ValueError(f"defaults must be one of {', '.join(DEFAULTS)}, not {choice!r}.")
-    return choice == "small-model"
-
-
-def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
-    """Return (model, tokenizer): the tiny model built in code, or a local directory's."""
-    spec = settings["model"]
-    if spec == "tiny":
-        from mage_agents.tiny_model import build_tiny_model
-
-        options = dict(settings.get("tiny_model") or {})
-        options.setdefault("seed", settings.get("seed", 0))  # --seed draws another model too
-        if _small_model(settings):  # 64: build_tiny_model's default width
-            options.setdefault("init_std", init_std_for(options.get("hidden", 64)))
-        return build_tiny_model(**options)
-    from mage_agents.model_files import load_pretrained
-
-    try:  # a folder, a .gguf file (loaded dense and saveable) or a fetched name (smollm2-135m)
-        return load_pretrained(spec, dtype="auto")
-    except ValueError as error:
-        raise ValueError(f"model {spec!r}: {error} Or give 'tiny'.") from None
-
-
-def _peft_config(settings: dict[str, Any]) -> Any:
-    lora = settings.get("lora")
-    if not lora:
-        return None
-    try:
-        from peft import LoraConfig
-    except ImportError as error:
-        raise ValueError("lora needs peft: pip install 'mage-metarl[train]'.") from error
-    return LoraConfig(**{"task_type": "CAUSAL_LM", **lora})
 
 
 def train(
@@ -299,7 +192,7 @@ def train(
         model,
         config,
         processing_class=tokenizer,
-        peft_config=_peft_config(settings),
+        peft_config=peft_config(settings),
         callbacks=[output],
     )
     trainer.remove_callback(PrinterCallback)  # the progress lines say it shorter

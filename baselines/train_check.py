@@ -72,7 +72,7 @@ class CheckReport:
 def read_model(spec: str, settings: dict[str, Any]) -> tuple[Architecture | None, Any, str]:
     """The model's architecture and tokenizer (either may be ``None``), and where they came from."""
     if spec == "tiny":
-        from baselines.train import load_model
+        from baselines.train_config import load_model
 
         model, tokenizer = load_model(settings)
         return Architecture.from_config(model.config.to_dict()), tokenizer, "the tiny model (code)"
@@ -105,7 +105,7 @@ def _tokens(prompts: list[str], tokenizer: Any) -> list[int]:
 
 
 def _config(settings: dict[str, Any], report: CheckReport) -> Any:
-    from baselines.train import build_config
+    from baselines.train_config import build_config
     from mage_agents.training.config import _cuda_has_bf16
 
     wanted = bool(settings.get("bf16"))
@@ -121,9 +121,9 @@ def _config(settings: dict[str, Any], report: CheckReport) -> Any:
 
 
 def _lora(settings: dict[str, Any]) -> Any:
-    from baselines.train import _peft_config
+    from baselines.train_config import peft_config
 
-    return _peft_config(settings)  # builds PEFT's LoraConfig: its fields are checked
+    return peft_config(settings)  # builds PEFT's LoraConfig: its fields are checked
 
 
 def _trl_lines(config: Any, lora: Any, bf16: bool) -> list[str]:

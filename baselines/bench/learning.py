@@ -374,7 +374,10 @@ def _probe(args: argparse.Namespace) -> None:
     folder = args.out / "probe" / (args.name or f"{args.part}-{variant}")
     folder.mkdir(parents=True, exist_ok=True)
     for seed in parse_seeds(args.seeds):
-        record = run_probe(args.part, variant, seed, args.steps, _overrides(args.set))
+        settings = {**VARIANTS[args.part][variant], **_overrides(args.set)}
+        pages = settings.get("tokenizer_pages")
+        corpus = env_pages(settings, pages) if pages else ()
+        record = run_probe(args.part, variant, seed, args.steps, settings, corpus)
         record["variant"] = args.name or record["variant"]
         (folder / f"seed{seed}.json").write_text(json.dumps(record, indent=1))
         shown = {k: record[k]["test"] for k in ("memory", "blind")}

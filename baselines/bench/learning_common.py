@@ -34,6 +34,7 @@ __all__ = [
     "panel_row",
     "pyplot",
     "save_figure",
+    "verdict",
 ]
 
 TARGET_SHARE = 0.8
@@ -201,3 +202,27 @@ def plot_pairs(
     axes[0].set_ylabel(ylabel)
     fig.tight_layout()
     save_figure(fig, path)
+
+
+def verdict(mean: float, half: float, confound: str | None = None) -> str:
+    """Return a comparison's verdict from the 95% interval ``mean ± half`` of its difference.
+
+    Args:
+        mean: The difference's mean over seeds.
+        half: Its interval's half-width.
+        confound: Why a difference other than the one tested could explain the figure (``None``
+            when nothing is known to): such a comparison shows nothing either way.
+
+    Returns:
+        ``"shown"`` when the interval lies above 0, ``"not shown"`` when it does not, and
+        ``"confounded: <why>"`` whatever the interval when ``confound`` is given.
+
+    Example:
+        >>> verdict(0.3, 0.2), verdict(0.3, 0.3)
+        ('shown', 'not shown')
+        >>> verdict(0.3, 0.2, "lower pass@1")
+        'confounded: lower pass@1'
+    """
+    if confound:
+        return f"confounded: {confound}"
+    return "shown" if mean - half > 0 else "not shown"

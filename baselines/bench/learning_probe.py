@@ -306,7 +306,7 @@ def chance(pages: Sequence[ProbePage]) -> dict[str, float]:
 
 def probe_table(variants: dict[str, list[dict[str, Any]]]) -> list[str]:
     """Return the probe's Markdown: accuracy with the memory and without, per page kind."""
-    from baselines.bench.learning_report import interval95
+    from baselines.bench.learning_common import interval95
 
     lines = [
         "| probe | seeds | pages (train, scored) | page kind | chance | with memory | "
@@ -329,9 +329,17 @@ def probe_table(variants: dict[str, list[dict[str, Any]]]) -> list[str]:
 
 
 def run_probe(
-    part: str, variant: str, seed: int, steps: int, overrides: dict[str, Any] | None = None
+    part: str,
+    variant: str,
+    seed: int,
+    steps: int,
+    settings: dict[str, Any],
+    corpus: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Train the probe of ``part`` (with the memory, then memory-blind); return its record.
+
+    ``settings`` are the variant's (``learning.VARIANTS`` with the run's overrides) and
+    ``corpus`` the extra pages the tiny tokenizer learns, as the variant's training runs do.
 
     Kuhn's pages are few (about 120 distinct ones from 30 random trials per style and deal), so
     its probe is scored on the pages it trained on: can the model fit a function of its memory?
@@ -339,11 +347,9 @@ def run_probe(
     """
     import time
 
-    from baselines.bench.learning import VARIANTS, env_pages
     from baselines.bench.learning_common import EVAL_SEEDS, cpu_seconds
     from mage_agents.tiny_model import build_tiny_model
 
-    settings = {**VARIANTS[part][variant], **(overrides or {})}
     if part == "signature":
         train = kuhn_pages(settings, 30, seed)
         test = train
@@ -352,9 +358,6 @@ def run_probe(
         test = mine_pages(settings, list(EVAL_SEEDS) * 4, 10_000 + seed)
     else:
         raise ValueError(f"The memory probe has parts signature and minesweeper, not {part!r}.")
-    corpus = (
-        env_pages(settings, settings["tokenizer_pages"]) if "tokenizer_pages" in settings else ()
-    )
     record: dict[str, Any] = {"part": "probe", "variant": f"{part}-{variant}", "seed": seed}
     record |= {"steps": steps, "settings": settings}
     record |= {"train_pages": len(train), "test_pages": len(test), "chance": chance(test)}

@@ -13,34 +13,11 @@ from baselines.bench.learning_common import (
     panel_row,
     plot_pairs,
     save_figure,
+    verdict,
 )
 
 __all__ = ["interval95", "verdict", "load_records", "plot_pairs", "point_at", "report"]
 __all__ += ["panel_row", "save_figure"]
-
-
-def verdict(mean: float, half: float, confound: str | None = None) -> str:
-    """Return a comparison's verdict from the 95% interval ``mean ± half`` of its difference.
-
-    Args:
-        mean: The difference's mean over seeds.
-        half: Its interval's half-width.
-        confound: Why a difference other than the one tested could explain the figure (``None``
-            when nothing is known to): such a comparison shows nothing either way.
-
-    Returns:
-        ``"shown"`` when the interval lies above 0, ``"not shown"`` when it does not, and
-        ``"confounded: <why>"`` whatever the interval when ``confound`` is given.
-
-    Example:
-        >>> verdict(0.3, 0.2), verdict(0.3, 0.3)
-        ('shown', 'not shown')
-        >>> verdict(0.3, 0.2, "lower pass@1")
-        'confounded: lower pass@1'
-    """
-    if confound:
-        return f"confounded: {confound}"
-    return "shown" if mean - half > 0 else "not shown"
 
 
 def load_records(out: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:

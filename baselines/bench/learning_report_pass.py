@@ -71,7 +71,7 @@ def comparisons(variants: dict[str, list[dict]], reference: list[float]) -> list
     pass@1..3), each checked for :func:`headroom_confound`; and whether the share of known mines
     reopened falls from the first score (the untrained model) to the late scores.
     """
-    from baselines.bench.learning_report import verdict
+    from baselines.bench.learning_common import verdict
 
     lines = [
         "| variant | seeds | comparison | difference | verdict |",

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from baselines.bench.learning_report import interval95, panel_row, save_figure, verdict
+from baselines.bench.learning_common import interval95, panel_row, save_figure, verdict
 
 __all__ = ["INVALID_TARGET", "trial_figures", "pretrained"]
 

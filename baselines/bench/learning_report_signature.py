@@ -13,8 +13,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from baselines.bench.learning_common import HELD_OUT, STYLES
-from baselines.bench.learning_report import (
+from baselines.bench.learning_common import (
+    HELD_OUT,
+    STYLES,
     interval95,
     panel_row,
     plot_pairs,

@@ -9,7 +9,8 @@ probability ``league_weight``, a snapshot instead of the config's opponent (its 
 or population); the draw comes from the step's own seeded generator (:func:`draw_opponents`),
 and all trials of a group meet the same opponent, so the estimator compares them fairly.
 
-A snapshot is the opponent ``league:PATH``, built by :func:`league_opponent` through the
+A snapshot is the opponent ``league:PATH``, built by
+:func:`baselines.league_opponents.league_opponent` through the
 opponent registry's schemes, as ``agent:local:PATH`` is: a
 :class:`~mage_envs.opponents.text_opponent.TextOpponent` reading only its own seat, on one loaded
 model per snapshot shared by every trial (a snapshot that leaves the league is forgotten, so at
@@ -53,7 +54,6 @@ __all__ = [
     "League",
     "adapter_base",
     "draw_opponents",
-    "league_opponent",
     "league_plans",
     "save_snapshot",
     "snapshot_name",
@@ -195,7 +195,7 @@ def take_snapshot(trainer: Any) -> None:
     Saved under ``OUTPUT/league/step-N`` by the main process (:func:`save_snapshot`); a snapshot
     leaving the league stays on disk but its loaded model is dropped.
     """
-    from baselines.agent_opponents import forget_opponent
+    from mage_agents.shared_models import forget_model
 
     args, league = trainer.args, trainer.league
     step = trainer.state.global_step
@@ -207,7 +207,7 @@ def take_snapshot(trainer: Any) -> None:
         save_snapshot(trainer, folder)
     trainer.accelerator.wait_for_everyone()
     for old in league.add(f"{LEAGUE_SCHEME}:{folder}", args.league_size):
-        forget_opponent(old)
+        forget_model(old)
 
 
 def _against(plan: Any, spec: str) -> Any:
@@ -252,77 +252,3 @@ def save_snapshot(trainer: Any, folder: Path) -> None:
         "chat_template_kwargs": dict(getattr(trainer, "chat_template_kwargs", None) or {}),
     }
     (folder / PLAY_FILE).write_text(json.dumps(play, indent=1))
-
-
-def league_opponent(path: str, game: Any) -> Any:
-    """Build the opponent ``league:PATH``: the snapshot in ``PATH`` playing greedily.
-
-    Raises:
-        ValueError: If ``PATH`` holds no snapshot (no ``league.json``).
-    """
-    from baselines.agent_opponents import shared_factory
-    from mage_envs.opponents.text_opponent import TextOpponent
-
-    spec = f"{LEAGUE_SCHEME}:{path}"
-    factory = shared_factory(spec, lambda: _snapshot_factory(Path(path)))
-    return TextOpponent(factory.new_agent(), name=snapshot_name(spec))
-
-
-def _snapshot_factory(folder: Path) -> Any:
-    from baselines.agents import AgentFactory
-    from mage_agents.local_model import LocalModelBackend
-    from mage_agents.prompting import LLMAgent
-    from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
-
-    if not (folder / PLAY_FILE).is_file():
-        raise ValueError(
-            f"league:{folder}: no snapshot there ({PLAY_FILE} missing); snapshots are written "
-            "by training with league_every > 0 under OUTPUT/league/step-N."
-        )
-    play = json.loads((folder / PLAY_FILE).read_text())
-    model, tokenizer = _load_snapshot(folder, play.get("base_model"))
-    name = snapshot_name(f"{LEAGUE_SCHEME}:{folder}")
-    backend: Any = LocalModelBackend(
-        model, tokenizer, temperature=0.0, max_new_tokens=int(play["max_new_tokens"]), name=name
-    )
-    agent = LLMAgent
-    if play["action_choice"] == "legal":
-        backend = LegalMoveBackend(_SnapshotScorer(model, tokenizer, play), backend)
-        backend.greedy = True
-        agent = LegalMoveAgent
-    return AgentFactory(name, lambda: agent(backend, play["strategy"]), backend=backend)
-
-
-def _load_snapshot(folder: Path, base: str | None) -> tuple[Any, Any]:
-    """Load a snapshot's model and tokenizer: full weights, or the adapter on its base."""
-    from mage_agents.model_files import load_pretrained
-
-    if base is None:
-        return load_pretrained(folder)
-    from peft import PeftModel
-    from transformers import AutoTokenizer
-
-    model, _ = load_pretrained(base)
-    tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-    return PeftModel.from_pretrained(model, folder, is_trainable=False), tokenizer
-
-
-class _SnapshotScorer:
-    """What :class:`~mage_agents.training.legal.LegalMoveBackend` reads of a trainer.
-
-    For a snapshot: its model (in eval mode, so no exploration floor), tokenizer and settings.
-    """
-
-    def __init__(self, model: Any, tokenizer: Any, play: dict[str, Any]) -> None:
-        from types import SimpleNamespace
-
-        self.model = model.eval()
-        self.processing_class = tokenizer
-        self.temperature = float(play["temperature"])
-        self.chat_template_kwargs = play.get("chat_template_kwargs") or {}
-        self.args = SimpleNamespace(
-            answer_template=play["answer_template"],
-            exploration_floor=0.0,
-            exploration_correction=False,
-        )
-        self.accelerator = SimpleNamespace(unwrap_model=lambda m: m)

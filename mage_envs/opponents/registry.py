@@ -329,4 +329,4 @@ for _sims in (100, 1000):
     )
 register_opponent_scheme("agent", "baselines.agent_opponents:agent_opponent")
 register_opponent_scheme("agent-memory", "baselines.agent_opponents:agent_opponent_with_memory")
-register_opponent_scheme("league", "mage_agents.training.league:league_opponent")
+register_opponent_scheme("league", "baselines.league_opponents:league_opponent")
