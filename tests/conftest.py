@@ -33,6 +33,29 @@ def private_caches(tmp_path_factory):
         yield
 
 
+def openspiel_tabular(table):
+    """OpenSpiel's own Kuhn ``TabularPolicy`` holding ``table`` (state -> {action: prob}).
+
+    The reference our exploitability is checked against: built by OpenSpiel, not by our code.
+    """
+    import pyspiel
+    from open_spiel.python import policy as openspiel_policy
+
+    policy = openspiel_policy.TabularPolicy(pyspiel.load_game("kuhn_poker"))
+    for state, probs in table.items():
+        row = policy.policy_for_key(state)
+        row[:] = 0.0
+        for action, p in probs.items():
+            row[action] = p
+    return policy
+
+
+@pytest.fixture
+def tabular():
+    """Return :func:`openspiel_tabular`: a Kuhn table as OpenSpiel's own TabularPolicy."""
+    return openspiel_tabular
+
+
 @pytest.fixture
 def scripted():
     """Return the ScriptedOpponent class."""
