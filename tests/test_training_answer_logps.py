@@ -113,3 +113,12 @@ def test_the_scorer_falls_back_when_the_model_takes_neither_route(monkeypatch):
     fallback = routes.answer_scorer(model, lambda *a: used.append(1) or score(*a), TEMPERATURE)
     assert float((fallback(*inputs).detach() - want)[mask].abs().max()) < 1e-4
     assert used  # the full forwards ran
+
+
+def test_the_routes_benchmark_times_three_routes_that_agree():
+    from baselines.bench.answer_routes import time_routes
+
+    figures = time_routes((3, 20, 4, 5))
+    assert {"packed", "cache", "one forward per answer"} <= set(figures)
+    assert all(figures[k] > 0 for k in ("packed", "cache", "one forward per answer"))
+    assert figures["largest difference"] < 1e-4
