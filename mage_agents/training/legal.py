@@ -32,7 +32,6 @@ Turns without legal moves (reflections) are generated freely by the fallback bac
 
 from __future__ import annotations
 
-import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -43,6 +42,7 @@ import torch
 from mage_agents.base import Chat, Reply
 from mage_agents.local_model import render_chat
 from mage_agents.prompting import LLMAgent, is_reflect
+from mage_agents.training.answer_logps import answer_logps
 from mage_agents.training.legal_logps import answer_tensors, legal_token_logps
 
 __all__ = ["MoveChat", "MoveSample", "LegalMoveAgent", "LegalMoveBackend", "mixed_choice"]
@@ -276,51 +276,48 @@ class LegalMoveBackend:
         """Return the per-token log-probabilities of each (prompt, answer) pair.
 
         Each distinct prompt is encoded once; its answers are then scored from its key-value
-        cache, so a turn with n legal moves costs one prompt pass and n short answer passes.
+        cache (:func:`~mage_agents.training.answer_logps.cached_answer_logps`).
         """
         model = self.trainer.accelerator.unwrap_model(self.trainer.model)
         device = next(model.parameters()).device
-        pad = self.tokenizer.pad_token_id
-        distinct: dict[tuple[int, ...], int] = {}
-        owner = [distinct.setdefault(tuple(p), len(distinct)) for p, _ in pairs]
+        distinct: dict[tuple[int, ...], list[list[int]]] = {}
+        for prompt, answer in pairs:
+            distinct.setdefault(tuple(prompt), []).append(answer)
         prompts = list(distinct)
-        width = max(map(len, prompts))
-        # left padding ends every prompt at the same position; RoPE is relative, pads masked
-        ids = torch.tensor([[pad] * (width - len(p)) + list(p) for p in prompts], device=device)
-        mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
-        answers = [a for _, a in pairs]
-        longest = max(map(len, answers))
+        prompt_ids, prompt_mask = _left_padded(prompts, self.tokenizer.pad_token_id, device)
+        answer_ids, answer_mask = answer_tensors(list(distinct.values()), 0)
         was_training = model.training
         model.eval()  # gradient checkpointing turns the cache off in training mode
         try:
             with torch.no_grad():
-                out = model(input_ids=ids, attention_mask=mask, use_cache=True, logits_to_keep=1)
-                first = torch.log_softmax(out.logits[:, -1].float() / temperature, dim=-1)
-                rest = None
-                if longest > 1:
-                    rows = torch.tensor(owner, device=device)
-                    # transformers 5 names the cache `cache`; 4.x (TRL 1.16 takes >= 4.56)
-                    # `past_key_values`
-                    name = "cache" if "cache" in out else "past_key_values"
-                    cache = out[name]
-                    cache.reorder_cache(rows)  # one copy of its prompt's cache per answer
-                    tails = torch.tensor(
-                        [a[:-1] + [pad] * (longest - len(a)) for a in answers], device=device
-                    )
-                    tail_mask = torch.cat([mask[rows], torch.ones_like(tails)], dim=1)
-                    logits = model(
-                        input_ids=tails, attention_mask=tail_mask, **{_cache_argument(model): cache}
-                    ).logits
-                    rest = torch.log_softmax(logits.float() / temperature, dim=-1)
+                logps = answer_logps(
+                    model,
+                    prompt_ids,
+                    prompt_mask,
+                    answer_ids.to(device),
+                    answer_mask.to(device),
+                    temperature,
+                )
         finally:
             model.train(was_training)
+        order = {prompt: d for d, prompt in enumerate(prompts)}
+        seen = dict.fromkeys(prompts, 0)
         result = []
-        for k, answer in enumerate(answers):
-            scores = [float(first[owner[k], answer[0]])]
-            # rest[k, j] predicts the answer's token j + 1
-            scores += [float(rest[k, j, token]) for j, token in enumerate(answer[1:])]
-            result.append(scores)
+        for prompt, answer in pairs:
+            key = tuple(prompt)
+            result.append(logps[order[key], seen[key], : len(answer)].tolist())
+            seen[key] += 1
         return result
+
+
+def _left_padded(
+    prompts: list[tuple[int, ...]], pad: int, device: Any
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The prompts left-padded to one length (RoPE is relative, the pads are masked)."""
+    width = max(map(len, prompts))
+    ids = torch.tensor([[pad] * (width - len(p)) + list(p) for p in prompts], device=device)
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p in prompts], device=device)
+    return ids, mask
 
 
 def _policy_logprobs(
@@ -333,8 +330,3 @@ def _policy_logprobs(
         logps[0, k, : len(row)] = torch.tensor(row, dtype=torch.float64)
     out = legal_token_logps(logps, padded, mask, torch.tensor([index]))
     return tuple(float(v) for v in out[0, : len(answers[index])])
-
-
-def _cache_argument(model: Any) -> str:
-    """The forward argument that takes a key-value cache (renamed in transformers 5)."""
-    return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"

@@ -27,6 +27,8 @@ __all__ = [
     "legal_token_logps",
     "sequence_scores",
     "policy_token_logps",
+    "full_answer_logps",
+    "AnswerScorer",
     "answer_tensors",
     "dummy_score",
 ]
@@ -118,17 +120,49 @@ def _distinct_prompts(
     return firsts, owner
 
 
-def policy_token_logps(
+def full_answer_logps(
     score: Callable[[torch.Tensor, torch.Tensor, int], torch.Tensor],
-    batch: dict[str, Any],
-    logps: torch.Tensor,
+    prompt_ids: torch.Tensor,
+    prompt_mask: torch.Tensor,
+    answer_ids: torch.Tensor,
+    answer_mask: torch.Tensor,
+) -> torch.Tensor:
+    """Return ``log p`` of each answer token, ``(prompts, moves, tokens)``, a forward per answer.
+
+    What :func:`~mage_agents.training.answer_logps.cached_answer_logps` gives from one pass
+    over each prompt, for models that keep no cache in training (gradient checkpointing).
+
+    Args:
+        score: ``score(ids, attention_mask, width)`` returns ``log p`` of the last ``width``
+            tokens of each row (TRL's ``_get_per_token_logps_and_entropies``).
+        prompt_ids: Left-padded prompts, ``(prompts, length)``.
+        prompt_mask: 1 on the prompts' tokens.
+        answer_ids: Each prompt's answers, ``(prompts, moves, tokens)``, right-padded.
+        answer_mask: 1 on the answers' tokens.
+    """
+    prompts, moves, width = answer_ids.shape
+    sequences = torch.cat(
+        [prompt_ids.repeat_interleave(moves, dim=0), answer_ids.flatten(0, 1)], dim=1
+    )
+    attention = torch.cat(
+        [prompt_mask.repeat_interleave(moves, dim=0), answer_mask.flatten(0, 1)], dim=1
+    )
+    return score(sequences, attention, width).view(prompts, moves, width)
+
+
+AnswerScorer = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], torch.Tensor]
+"""``scorer(prompt_ids, prompt_mask, answer_ids, answer_mask)`` returns ``log p`` of each answer
+token, ``(prompts, moves, tokens)``: :func:`full_answer_logps`'s contract."""
+
+
+def policy_token_logps(
+    scorer: AnswerScorer, batch: dict[str, Any], logps: torch.Tensor
 ) -> torch.Tensor:
     """Return ``logps`` with the legal-choice rows replaced by the renormalised policy's.
 
     Args:
-        score: ``score(ids, attention_mask, width)`` returns ``log p`` of the last ``width``
-            tokens of each row (TRL's ``_get_per_token_logps_and_entropies``, with gradient
-            when the loss needs it).
+        scorer: Scores every legal answer after its prompt (:data:`AnswerScorer`), with
+            gradient when the loss needs it.
         batch: The rows: ``prompt_ids``, ``prompt_mask`` and, per row, its legal answers
             (``legal_answer_ids``, ``legal_answer_mask``, ``legal_choice``; no answers: a free
             row, kept as it is).
@@ -146,12 +180,7 @@ def policy_token_logps(
     firsts, owner = _distinct_prompts(prompts, prompt_mask, ids[rows])
     # each distinct prompt is scored once with every legal answer after it
     unique_ids, unique_mask = ids[rows][firsts], mask[rows][firsts]
-    moves, width = unique_ids.shape[1:]
-    prompt_part = prompts[firsts].repeat_interleave(moves, dim=0)
-    prompt_part_mask = prompt_mask[firsts].repeat_interleave(moves, dim=0)
-    sequences = torch.cat([prompt_part, unique_ids.flatten(0, 1)], dim=1)
-    attention = torch.cat([prompt_part_mask, unique_mask.flatten(0, 1)], dim=1)
-    scored = score(sequences, attention, width).view(len(firsts), moves, width)
+    scored = scorer(prompts[firsts], prompt_mask[firsts], unique_ids, unique_mask)
     owner_index = torch.tensor(owner, device=logps.device)
     token_logps = scored[owner_index]
     chosen = legal_token_logps(token_logps, ids[rows], mask[rows], batch["legal_choice"][rows])

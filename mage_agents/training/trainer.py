@@ -37,6 +37,7 @@ from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
 from mage_agents.rollout.self_play import split_batch
+from mage_agents.training.answer_logps import answer_scorer
 from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.bounded_loss import agreed_forwards, bounded_log_probs, bounded_loss
 from mage_agents.training.config import MetaRLConfig
@@ -394,7 +395,8 @@ class MetaRLTrainer(GRPOTrainer):
         if not legal:
             # several processes: every process runs the renormalising forward (it is collective)
             return dummy_score(score, batch, logps) if self.generation_rounds else logps
-        return policy_token_logps(score, batch, logps)
+        scorer = answer_scorer(model, score, self.temperature, batch_size)
+        return policy_token_logps(scorer, batch, logps)
 
     def compute_loss(
         self,
