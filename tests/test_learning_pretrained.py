@@ -28,10 +28,23 @@ def tiny_folder(tmp_path_factory):
 
 
 def test_the_variants_play_mages_published_page_in_free_text():
-    for settings in learning_pretrained.VARIANTS.values():
+    for name, settings in learning_pretrained.VARIANTS.items():
         assert settings["strategy"] == "paper" and settings["action_choice"] == "generate"
         assert settings["trial"]["templates"] == "mage"
-        assert settings["env_kwargs"]["answer_rules"] == "mage"
+        rules = "mage" if name == "grpo-mage-rules" else "ours"
+        assert settings["env_kwargs"]["answer_rules"] == rules
+
+
+def test_the_exact_policy_scores_the_answer_the_page_asks_for():
+    ours = learning_pretrained._page_answer({"answer_rules": "ours"})
+    assert [ours(m) for m in ("check", "bet", "call", "fold")] == [
+        "<action>PASS</action>",
+        "<action>BET</action>",
+        "<action>BET</action>",
+        "<action>PASS</action>",
+    ]
+    # under MAGE's rules the legal moves are the tagged answers themselves
+    assert learning_pretrained._page_answer({"answer_rules": "mage"}) == "{action}"
 
 
 def test_evaluation_samples_at_mages_settings_and_restores_the_trainers(tiny_folder, tmp_path):

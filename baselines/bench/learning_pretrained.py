@@ -2,9 +2,10 @@
 
 SmolLM2-135M-Instruct (fetched once with ``python -m baselines.models get smollm2-135m``) trains
 a LoRA adapter through :class:`~mage_agents.training.MetaRLTrainer` on MAGE's published Kuhn poker
-page (``templates: mage``, strategy ``paper``: the page alone as the user message, the reply read
-by MAGE's answer rule, ``PASS`` or ``BET`` upper-case in the first ``<action>`` tag), writing free
-text (``action_choice: generate``). The learner sits second, as in MAGE's evaluation.
+page (``templates: mage``, strategy ``paper``: the page alone as the user message), writing free
+text (``action_choice: generate``), the reply read by our tolerant rule (``grpo-mage-rules``:
+by MAGE's, ``PASS`` or ``BET`` upper-case in the first ``<action>`` tag). The learner sits
+second, as in MAGE's evaluation.
 
 Measured before training and at the end, on held-out tasks (seeds from :data:`EVAL_SEED`, never
 trained on), with MAGE's evaluation sampling (temperature 0.7, top_p 0.8, top_k 20): 3-episode
@@ -42,7 +43,11 @@ OPPONENTS = ("conservative", "aggressive", "balanced", "cfr-argmax")
 _ENV = {
     "seat": "second",
     "reward_scale": 5,
-    "answer_rules": "mage",
+    # Our tolerant reading of the reply (a move named anywhere in it counts, PASS and BET among
+    # the names), not MAGE's: under MAGE's rule (only ``<action>PASS</action>`` or
+    # ``<action>BET</action>``) the untrained model wrote no valid answer in 48 held-out trials,
+    # so every reward of a group was the same forfeit and GRPO had nothing to learn from.
+    "answer_rules": "ours",
     "max_episode_steps": 6,
     # A forfeit (the game's worst payoff, -10) after two invalid answers in a row: MAGE lets an
     # attempt run 6 turns of invalid answers, which a model that starts 80% invalid pays for
@@ -80,6 +85,7 @@ _GRPO = {
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "grpo": _GRPO,
+    "grpo-mage-rules": {**_GRPO, "env_kwargs": {**_ENV, "answer_rules": "mage"}},
     "mage": {
         **_GRPO,
         "estimator": "mage",
@@ -182,11 +188,25 @@ def exact_policy(trainer: Any) -> dict[str, float]:
         list(OPPONENTS),
         [1],
         strategy=args.strategy,
-        answer_template="{action}",  # MAGE's legal moves are the tagged answers themselves
+        answer_template=_page_answer(args.env_kwargs),
         chat_template_kwargs=trainer.chat_template_kwargs,
         temperature=trainer.temperature,
         **settings,
     )
+
+
+_TAGS = {"check": "PASS", "fold": "PASS", "bet": "BET", "call": "BET"}
+
+
+def _page_answer(env_kwargs: dict[str, Any]) -> Any:
+    """The answer MAGE's page asks for, for each legal move (the exact policy scores it).
+
+    Under MAGE's rules the legal moves are those tagged answers themselves; under ours they are
+    move names, played by the page's ``<action>PASS</action>`` or ``<action>BET</action>``.
+    """
+    if env_kwargs.get("answer_rules") == "mage":
+        return "{action}"
+    return lambda move: f"<action>{_TAGS[move]}</action>"
 
 
 TRAINING_LOGS = ("trial/invalid_rate", "trial/final_return", "trial/pass@1", "loss", "rows")

@@ -16,7 +16,7 @@ responses): the distance from equilibrium that self-play aims to close, without 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -118,7 +118,7 @@ def kuhn_policy_table(
     model: Any,
     tokenizer: Any,
     prompts: Sequence[DecisionPrompt],
-    answer_template: str = "<action>{action}</action>",
+    answer_template: str | Callable[[str], str] = "<action>{action}</action>",
     chat_template_kwargs: Mapping[str, Any] | None = None,
     temperature: float = 1.0,
     scored: dict[tuple[str, str], float] | None = None,
@@ -146,7 +146,7 @@ def kuhn_policy_table(
             prompt_ids = tokenizer(text, add_special_tokens=not templated)["input_ids"]
             logps = []
             for move in prompt.moves:
-                answer = answer_template.format(action=move)
+                answer = _answer(answer_template, move)
                 if (text, answer) not in scored:
                     answer_ids = tokenizer(answer, add_special_tokens=False)["input_ids"]
                     ids = torch.tensor([prompt_ids + answer_ids], device=device)
@@ -162,6 +162,11 @@ def kuhn_policy_table(
     finally:
         model.train(was_training)
     return table, sum(masses) / max(len(masses), 1)
+
+
+def _answer(template: str | Callable[[str], str], move: str) -> str:
+    """The answer that plays ``move``: ``template(move)``, or the template with it filled in."""
+    return template(move) if callable(template) else template.format(action=move)
 
 
 def _answer_logits(model: Any, ids: Any, answer_length: int) -> Any:
@@ -183,7 +188,7 @@ def kuhn_exact_evaluation(
     opponents: Sequence[str],
     seats: Sequence[int],
     strategy: str = "zero-shot",
-    answer_template: str = "<action>{action}</action>",
+    answer_template: str | Callable[[str], str] = "<action>{action}</action>",
     chat_template_kwargs: Mapping[str, Any] | None = None,
     temperature: float = 1.0,
     **trial_kwargs: Any,
@@ -235,7 +240,7 @@ def kuhn_exact_exploitability(
     tokenizer: Any,
     self_play: bool,
     strategy: str = "zero-shot",
-    answer_template: str = "<action>{action}</action>",
+    answer_template: str | Callable[[str], str] = "<action>{action}</action>",
     chat_template_kwargs: Mapping[str, Any] | None = None,
     temperature: float = 1.0,
     **trial_kwargs: Any,
