@@ -264,3 +264,13 @@ def test_a_final_episode_above_grpos_from_a_better_start_is_confounded(tmp_path)
     row = next(line for line in text.splitlines() if line.startswith(prefix))
     assert "confounded: its first episode is above grpo's too, by 0.500" in row
     assert row.endswith("| +0.000 ± 0.000 | not shown |")  # the within-trial gain is GRPO's
+
+
+def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():
+    from baselines.bench.learning import _overrides
+
+    got = _overrides(["learning_rate=1e-3", "beta=2.5E+1", "opponent=aggressive", "name=1e"])
+    assert got == {"learning_rate": 0.001, "beta": 25.0, "opponent": "aggressive", "name": "1e"}
+    assert _overrides(["trial={num_episodes: 1}"]) == {"trial": {"num_episodes": 1}}
+    with pytest.raises(SystemExit, match="KEY=VALUE"):
+        _overrides(["learning_rate"])

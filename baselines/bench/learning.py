@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -351,14 +352,34 @@ def main(argv: list[str]) -> None:
 
 
 def _overrides(items: list[str]) -> dict[str, Any]:
-    """Parse ``--set KEY=VALUE`` items (YAML values)."""
+    """Parse ``--set KEY=VALUE`` items (YAML values; ``1e-3`` is a number, as in Python).
+
+    Example:
+        >>> _overrides(["learning_rate=1e-3", "opponent=aggressive", "top_k=20"])
+        {'learning_rate': 0.001, 'opponent': 'aggressive', 'top_k': 20}
+    """
     overrides = {}
     for item in items:
         key, sep, text = item.partition("=")
         if not sep:
             raise SystemExit(f"--set takes KEY=VALUE, not {item!r}.")
-        overrides[key.strip()] = yaml.safe_load(text)
+        overrides[key.strip()] = _number_or_value(yaml.safe_load(text))
     return overrides
+
+
+_EXPONENT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+")
+"""A number in exponent notation, which YAML 1.1 reads as a string without a dot (``1e-3``)."""
+
+
+def _number_or_value(value: Any) -> Any:
+    """Return ``value``, or the float it spells in exponent notation.
+
+    ``learning_rate=1e-3`` reached the optimizer as the string ``"1e-3"`` and failed there,
+    after the run's first scores.
+    """
+    if isinstance(value, str) and _EXPONENT.fullmatch(value.strip()):
+        return float(value)
+    return value
 
 
 def _probe(args: argparse.Namespace) -> None:
