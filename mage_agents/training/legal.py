@@ -275,8 +275,8 @@ class LegalMoveBackend:
     def _score(self, pairs: list[tuple[list[int], list[int]]], temperature: float) -> list:
         """Return the per-token log-probabilities of each (prompt, answer) pair.
 
-        Each distinct prompt is encoded once; its answers are then scored from its key-value
-        cache (:func:`~mage_agents.training.answer_logps.cached_answer_logps`).
+        Each distinct prompt is encoded once, its answers packed after it or read from its
+        key-value cache (:func:`~mage_agents.training.answer_logps.answer_logps`).
         """
         model = self.trainer.accelerator.unwrap_model(self.trainer.model)
         device = next(model.parameters()).device
