@@ -12,7 +12,7 @@ otherwise.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from trl import GRPOConfig
@@ -414,9 +414,18 @@ _KINDS = {
 }
 
 
+_NUMBER_TYPES = {float: "float", float | None: "float | None"}
+"""The inherited fields checked as numbers, by their type."""
+
+
 def _check_types(config: MetaRLConfig) -> None:
-    """Refuse a value of another type than its field's, naming both (our fields; TRL checks its)."""
-    for name, kind in MetaRLConfig.__annotations__.items():
+    """Refuse a value of another type than its field's, naming both.
+
+    Our fields, and the number fields of TRL and transformers, which take a string such as
+    ``"1e-3"`` (YAML 1.1 reads a number without a dot so) and fail only in the optimizer.
+    """
+    kinds = {f.name: _NUMBER_TYPES[f.type] for f in fields(config) if f.type in _NUMBER_TYPES}
+    for name, kind in {**kinds, **MetaRLConfig.__annotations__}.items():
         value = getattr(config, name)
         optional = kind.endswith(" | None")
         known = _KINDS.get(kind.removesuffix(" | None"))
