@@ -139,11 +139,11 @@ def _record(part, variant, seed, budget, points, settings=None):
     return record | {"steps": curve[-1]["step"], "cpu_s": curve[-1]["cpu_s"], "wall_s": 1.0}
 
 
-def _write(runs, folder):
+def _write(runs, folder, name=None):
     import json
 
     for r in runs:
-        path = folder / r["part"] / r["variant"]
+        path = folder / r["part"] / (name or r["variant"])
         path.mkdir(parents=True, exist_ok=True)
         (path / f"seed{r['seed']}.json").write_text(json.dumps(r))
 
@@ -264,6 +264,29 @@ def test_a_final_episode_above_grpos_from_a_better_start_is_confounded(tmp_path)
     row = next(line for line in text.splitlines() if line.startswith(prefix))
     assert "confounded: its first episode is above grpo's too, by 0.500" in row
     assert row.endswith("| +0.000 ± 0.000 | not shown |")  # the within-trial gain is GRPO's
+
+
+def test_named_runs_stay_apart_and_pair_with_the_baseline_of_their_budget(tmp_path):
+    styles = ("conservative", "aggressive", "balanced")
+    flat = {s: [0.0, 0.0, 0.0] for s in styles}
+    gain = {s: [0.0, 0.0, 1.0] for s in styles}
+    worse = {s: [-1.0, -1.0, -1.0] for s in styles}
+    folder = tmp_path / "runs"
+    # the variants at 2 steps, and again under other names at 4 steps: the same variant fields
+    _write([_record("signature", "mage", s, 300, [{"returns": flat}] * 3) for s in (0, 1)], folder)
+    _write([_record("signature", "grpo", s, 300, [{"returns": worse}] * 3) for s in (0, 1)], folder)
+    long = [_record("signature", "mage", s, 600, [{"returns": gain}] * 5) for s in (0, 1)]
+    _write(long, folder, "mage-long")
+    base = [_record("signature", "grpo", s, 600, [{"returns": flat}] * 5) for s in (0, 1)]
+    _write(base, folder, "grpo-long")
+    text = report(folder, tmp_path / "figures")
+    at20 = text.split("At step 20 (640 trials per run):")[1].split("`mage")[0]
+    # paired with grpo-long (final +1 - 0), not with grpo's other budget (+1 - -1)
+    assert "| mage-long (against grpo-long) | 2 | balanced | +1.000 ± 0.000 | shown |" in at20
+    assert "| mage | 2 |" not in at20  # 2 steps, not scored at step 20
+    at10 = text.split("At step 10 (320 trials per run):")[1].split("At step 20")[0]
+    assert "| mage | 2 | balanced | +1.000 ± 0.000 | confounded" in at10  # 0 - -1, its budget
+    assert "`mage-long` (returns averaged" in text and "`grpo-long` (returns averaged" in text
 
 
 def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():

@@ -24,7 +24,7 @@ from baselines.bench.learning_common import (
 )
 
 __all__ = ["LATE", "BASELINE", "comparison_steps", "late_returns", "late_deal_gains", "signature"]
-__all__ += ["start_confound"]
+__all__ += ["baseline_of", "start_confound"]
 
 LATE = 3
 """Scores averaged into a run's figure at a step (that step's and the two before it)."""
@@ -153,18 +153,20 @@ def start_confound(first_diffs: list[float], final_diff: float) -> str | None:
 
 def _versus_baseline(variants: dict[str, list[dict]], step: int) -> list[str]:
     """Each variant's final episode and its within-trial gain minus the baseline's, by seed."""
-    if BASELINE not in variants:
-        return []
-    base = {r["seed"]: late_returns(r, step) for r in variants[BASELINE]}
     lines = [
         f"| variant | seeds | opponent | final episode - {BASELINE}'s (paired by seed) | "
         f"above {BASELINE} | final - first, minus {BASELINE}'s (paired) | gains more |",
         "|---|---|---|---|---|---|---|",
     ]
     for name, runs in variants.items():
-        pairs = [(late_returns(r, step), base[r["seed"]]) for r in runs if r["seed"] in base]
-        if name == BASELINE or not pairs:
+        baseline = baseline_of(name, variants)
+        if baseline in (None, name):
             continue
+        base = {r["seed"]: late_returns(r, step) for r in variants[baseline]}
+        pairs = [(late_returns(r, step), base[r["seed"]]) for r in runs if r["seed"] in base]
+        if not pairs:
+            continue
+        shown = name if baseline == BASELINE else f"{name} (against {baseline})"
         for opponent in _opponents(pairs[0][0]):
             final = [_episode(a, opponent, -1) - _episode(b, opponent, -1) for a, b in pairs]
             first = [_episode(a, opponent, 0) - _episode(b, opponent, 0) for a, b in pairs]
@@ -174,10 +176,31 @@ def _versus_baseline(variants: dict[str, list[dict]], step: int) -> list[str]:
             )
             why = start_confound(first, m) if len(pairs) > 1 else None
             lines.append(
-                f"| {name} | {len(pairs)} | {_label(opponent)} | {m:+.3f} ± {h:.3f} | "
+                f"| {shown} | {len(pairs)} | {_label(opponent)} | {m:+.3f} ± {h:.3f} | "
                 f"{verdict(m, h, why)} | {g:+.3f} ± {gh:.3f} | {verdict(g, gh)} |"
             )
-    return lines
+    return lines if len(lines) > 2 else []
+
+
+def _budget(runs: list[dict[str, Any]]) -> set[tuple]:
+    return {(r["budget_cpu_s"], r.get("max_steps")) for r in runs}
+
+
+def baseline_of(name: str, variants: dict[str, list[dict[str, Any]]]) -> str | None:
+    """The runs ``name`` is compared with: :data:`BASELINE`'s variant at the same budget.
+
+    Runs of the variant named by :data:`BASELINE` (under any ``--name``) with ``name``'s budget
+    (CPU seconds and step limit) come first, as the fairer pair; else the runs named
+    :data:`BASELINE`; ``None`` when there are none.
+    """
+    same = [
+        other
+        for other, runs in sorted(variants.items())
+        if {r["variant"] for r in runs} == {BASELINE} and _budget(runs) == _budget(variants[name])
+    ]
+    if same:
+        return BASELINE if BASELINE in same else same[0]
+    return BASELINE if BASELINE in variants else None
 
 
 def _memory_reading(variants: dict[str, list[dict]], step: int) -> list[str]:
