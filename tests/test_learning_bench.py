@@ -279,6 +279,9 @@ def test_named_runs_stay_apart_and_pair_with_the_baseline_of_their_budget(tmp_pa
     _write(long, folder, "mage-long")
     base = [_record("signature", "grpo", s, 600, [{"returns": flat}] * 5) for s in (0, 1)]
     _write(base, folder, "grpo-long")
+    # the same budget under another setting: mage-long pairs with its twin grpo-long still
+    twins = [_record("signature", "grpo", s, 600, [{"returns": worse}] * 5) for s in (0, 1)]
+    _write(twins, folder, "grpo-fast")  # sorts first
     text = report(folder, tmp_path / "figures")
     at20 = text.split("At step 20 (640 trials per run):")[1].split("`mage")[0]
     # paired with grpo-long (final +1 - 0), not with grpo's other budget (+1 - -1)

@@ -189,17 +189,23 @@ def _budget(runs: list[dict[str, Any]]) -> set[tuple]:
 def baseline_of(name: str, variants: dict[str, list[dict[str, Any]]]) -> str | None:
     """The runs ``name`` is compared with: :data:`BASELINE`'s variant at the same budget.
 
-    Runs of the variant named by :data:`BASELINE` (under any ``--name``) with ``name``'s budget
-    (CPU seconds and step limit) come first, as the fairer pair; else the runs named
-    :data:`BASELINE`; ``None`` when there are none.
+    Of the runs of :data:`BASELINE`'s variant (under any ``--name``) with ``name``'s budget (CPU
+    seconds and step limit), its twin comes first: ``grpo-150-cosine`` for ``mage-150-cosine``,
+    the same ``--name`` suffix, so the same overrides. Then the runs named :data:`BASELINE`, at
+    that budget or else any; ``None`` when there are none.
     """
+    variant = variants[name][0]["variant"]
+    twin = BASELINE + name.removeprefix(variant) if name.startswith(variant) else None
     same = [
         other
         for other, runs in sorted(variants.items())
         if {r["variant"] for r in runs} == {BASELINE} and _budget(runs) == _budget(variants[name])
     ]
+    for choice in (twin, BASELINE):
+        if choice in same:
+            return choice
     if same:
-        return BASELINE if BASELINE in same else same[0]
+        return same[0]
     return BASELINE if BASELINE in variants else None
 
 
