@@ -143,7 +143,8 @@ def _write(runs, folder, name=None):
     import json
 
     for r in runs:
-        path = folder / r["part"] / (name or r["variant"])
+        r["variant"] = name or r["variant"]  # a run records its --name as its variant
+        path = folder / r["part"] / r["variant"]
         path.mkdir(parents=True, exist_ok=True)
         (path / f"seed{r['seed']}.json").write_text(json.dumps(r))
 
@@ -280,8 +281,10 @@ def test_named_runs_stay_apart_and_pair_with_the_baseline_of_their_budget(tmp_pa
     base = [_record("signature", "grpo", s, 600, [{"returns": flat}] * 5) for s in (0, 1)]
     _write(base, folder, "grpo-long")
     # the same budget under another setting: mage-long pairs with its twin grpo-long still
-    twins = [_record("signature", "grpo", s, 600, [{"returns": worse}] * 5) for s in (0, 1)]
-    _write(twins, folder, "grpo-fast")  # sorts first
+    others = [_record("signature", "grpo", s, 600, [{"returns": worse}] * 5) for s in (0, 1)]
+    _write(others, folder, "grpo-fast")
+    cosine = [_record("signature", "mage", s, 600, [{"returns": worse}] * 5) for s in (0, 1)]
+    _write(cosine, folder, "mage-long-cosine")
     text = report(folder, tmp_path / "figures")
     at20 = text.split("At step 20 (640 trials per run):")[1].split("`mage")[0]
     # paired with grpo-long (final +1 - 0), not with grpo's other budget (+1 - -1)
@@ -290,6 +293,9 @@ def test_named_runs_stay_apart_and_pair_with_the_baseline_of_their_budget(tmp_pa
     at10 = text.split("At step 10 (320 trials per run):")[1].split("At step 20")[0]
     assert "| mage | 2 | balanced | +1.000 ± 0.000 | confounded" in at10  # 0 - -1, its budget
     assert "`mage-long` (returns averaged" in text and "`grpo-long` (returns averaged" in text
+    # no grpo-long-cosine or grpo-cosine, and grpo has no step 20: nothing to pair it with
+    assert "| mage-long-cosine | 2 | balanced |" in at20
+    assert "mage-long-cosine (against" not in at20
 
 
 def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():

@@ -187,26 +187,17 @@ def _budget(runs: list[dict[str, Any]]) -> set[tuple]:
 
 
 def baseline_of(name: str, variants: dict[str, list[dict[str, Any]]]) -> str | None:
-    """The runs ``name`` is compared with: :data:`BASELINE`'s variant at the same budget.
+    """The runs ``name`` is compared with: its twin under :data:`BASELINE`, at the same budget.
 
-    Of the runs of :data:`BASELINE`'s variant (under any ``--name``) with ``name``'s budget (CPU
-    seconds and step limit), its twin comes first: ``grpo-150-cosine`` for ``mage-150-cosine``,
-    the same ``--name`` suffix, so the same overrides. Then the runs named :data:`BASELINE`, at
-    that budget or else any; ``None`` when there are none.
+    A twin shares the ``--name`` suffix, so the same overrides: ``grpo-150-cosine`` for
+    ``mage-150-cosine``, then ``grpo`` itself; the longest suffix first, a twin with ``name``'s
+    budget (CPU seconds and step limit) before one without. ``None`` when there is none.
     """
-    variant = variants[name][0]["variant"]
-    twin = BASELINE + name.removeprefix(variant) if name.startswith(variant) else None
-    same = [
-        other
-        for other, runs in sorted(variants.items())
-        if {r["variant"] for r in runs} == {BASELINE} and _budget(runs) == _budget(variants[name])
-    ]
-    for choice in (twin, BASELINE):
-        if choice in same:
-            return choice
-    if same:
-        return same[0]
-    return BASELINE if BASELINE in variants else None
+    cuts = [k for k, c in enumerate(name) if c == "-"] + [len(name)]
+    twins = [BASELINE + name[k:] for k in cuts]
+    twins = [t for t in dict.fromkeys(twins) if t in variants and t != name]
+    same = [t for t in twins if _budget(variants[t]) == _budget(variants[name])]
+    return (same or twins or [None])[0]
 
 
 def _memory_reading(variants: dict[str, list[dict]], step: int) -> list[str]:
