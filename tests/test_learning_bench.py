@@ -298,6 +298,21 @@ def test_named_runs_stay_apart_and_pair_with_the_baseline_of_their_budget(tmp_pa
     assert "mage-long-cosine (against" not in at20
 
 
+def test_a_held_out_opponent_that_scores_as_a_style_is_named_so(tmp_path):
+    from baselines.bench.learning_report_signature import held_out_twin
+
+    styles = {s: [0.0, 0.0, 0.0] for s in ("conservative", "aggressive", "balanced")}
+    styles["conservative"] = [-1.0, 0.0, 1.0]
+    same = {**styles, "cfr-argmax": [-1.0, 0.0, 1.0]}
+    runs = [_record("signature", "mage", s, 300, [{"returns": same}] * 3) for s in (0, 1)]
+    assert held_out_twin({"mage": runs}) == "conservative"
+    _write(runs, tmp_path / "runs")
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    assert "cfr-argmax scored the same as conservative in every episode" in text
+    runs[1]["curve"][2]["returns"] = {**same, "cfr-argmax": [-1.0, 0.0, 0.5]}
+    assert held_out_twin({"mage": runs}) is None
+
+
 def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():
     from baselines.bench.learning import _overrides
 

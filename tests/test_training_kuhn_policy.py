@@ -124,7 +124,7 @@ def test_the_table_is_the_policy_at_the_sampling_temperature(tiny):
 
 @pytest.mark.parametrize("route", ["packed", "cached"])
 def test_the_tiny_model_table_equals_one_forward_per_answer(route, monkeypatch):
-    from mage_agents.training import answer_logps, kuhn_policy
+    from mage_agents.training import answer_logps
 
     model, tokenizer = build_tiny_model(seed=3, init_std=0.125)
     prompts = decision_prompts("random", 1)

@@ -24,7 +24,7 @@ from baselines.bench.learning_common import (
 )
 
 __all__ = ["LATE", "BASELINE", "comparison_steps", "late_returns", "late_deal_gains", "signature"]
-__all__ += ["baseline_of", "start_confound"]
+__all__ += ["baseline_of", "held_out_twin", "start_confound"]
 
 LATE = 3
 """Scores averaged into a run's figure at a step (that step's and the two before it)."""
@@ -151,6 +151,21 @@ def start_confound(first_diffs: list[float], final_diff: float) -> str | None:
     return None
 
 
+def held_out_twin(variants: dict[str, list[dict[str, Any]]]) -> str | None:
+    """The training style whose returns :data:`HELD_OUT`'s equal at every score, or ``None``.
+
+    The argmax of CFR's policy for the second player to act bets and calls only with a King,
+    the conservative style's moves: against a learner that acts first it is that style.
+    """
+    points = [p for runs in variants.values() for r in runs for p in r["curve"]]
+    if not points or any(HELD_OUT not in p["returns"] for p in points):
+        return None
+    for style in STYLES:
+        if all(p["returns"][HELD_OUT] == p["returns"][style] for p in points):
+            return style
+    return None
+
+
 def _versus_baseline(variants: dict[str, list[dict]], step: int) -> list[str]:
     """Each variant's final episode and its within-trial gain minus the baseline's, by seed."""
     lines = [
@@ -245,6 +260,13 @@ def signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
         png = figures / f"signature-step{step}.png"
         _plot_signature(bars, png)
         lines += [*gains, f"\n![first and final episode]({png.parent.name}/{png.name})", ""]
+        twin = held_out_twin(chosen)
+        if twin:
+            lines += [
+                f"{HELD_OUT} scored the same as {twin} in every episode of every score of every "
+                f"run: at this seat it plays as {twin}, so it is not a held-out opponent here.",
+                "",
+            ]
         for table in (_versus_baseline(chosen, step), _memory_reading(chosen, step)):
             lines += [*table, ""] if table else []
     for name, runs in sorted(variants.items()):
