@@ -201,15 +201,15 @@ def _versus(variants: dict[str, list[dict[str, Any]]]) -> list[str]:
 
 def _plot(variants: dict[str, list[dict[str, Any]]], path: Path) -> None:
     fig, axes = panel_row(3, 3.6, sharex=True, sharey=False)
-    for k, (name, runs) in enumerate(sorted(variants.items())):
-        for r in runs:
-            label = f"{name} seed {r['seed']}"
-            steps = [p["step"] for p in r["training"] if "trial/invalid_rate" in p]
-            invalid = [p["trial/invalid_rate"] for p in r["training"] if "trial/invalid_rate" in p]
-            axes[0].plot(steps, invalid, color=f"C{k}", lw=0.8, label=label)
-            curve = r["curve"]
-            axes[1].plot([p["step"] for p in curve], [p["exact/legal_mass"] for p in curve], "o-")
-            axes[2].plot([p["step"] for p in curve], [p["exact/mean_value"] for p in curve], "o-")
+    runs = [(name, r) for name, group in sorted(variants.items()) for r in group]
+    for k, (name, r) in enumerate(runs):  # one colour a run, in every panel
+        label, color = f"{name} seed {r['seed']}", f"C{k}"
+        steps = [p["step"] for p in r["training"] if "trial/invalid_rate" in p]
+        invalid = [p["trial/invalid_rate"] for p in r["training"] if "trial/invalid_rate" in p]
+        axes[0].plot(steps, invalid, color=color, lw=0.8, label=label)
+        curve, at = r["curve"], [p["step"] for p in r["curve"]]
+        axes[1].plot(at, [p["exact/legal_mass"] for p in curve], "o-", color=color)
+        axes[2].plot(at, [p["exact/mean_value"] for p in curve], "o-", color=color)
     axes[0].axhline(INVALID_TARGET, color="k", ls="--", lw=0.8)
     titles = ("training invalid share", "legal answers' probability", "exact value (chips)")
     for ax, title in zip(axes, titles, strict=True):
