@@ -139,10 +139,11 @@ def _record(part, variant, seed, budget, points, settings=None):
     return record | {"steps": curve[-1]["step"], "cpu_s": curve[-1]["cpu_s"], "wall_s": 1.0}
 
 
-def _write(runs, folder):
+def _write(runs, folder, name=None):
     import json
 
     for r in runs:
+        r["variant"] = name or r["variant"]  # a run records its --name as its variant
         path = folder / r["part"] / r["variant"]
         path.mkdir(parents=True, exist_ok=True)
         (path / f"seed{r['seed']}.json").write_text(json.dumps(r))
@@ -264,6 +265,52 @@ def test_a_final_episode_above_grpos_from_a_better_start_is_confounded(tmp_path)
     row = next(line for line in text.splitlines() if line.startswith(prefix))
     assert "confounded: its first episode is above grpo's too, by 0.500" in row
     assert row.endswith("| +0.000 ± 0.000 | not shown |")  # the within-trial gain is GRPO's
+
+
+def test_named_runs_stay_apart_and_pair_with_the_baseline_of_their_budget(tmp_path):
+    styles = ("conservative", "aggressive", "balanced")
+    flat = {s: [0.0, 0.0, 0.0] for s in styles}
+    gain = {s: [0.0, 0.0, 1.0] for s in styles}
+    worse = {s: [-1.0, -1.0, -1.0] for s in styles}
+    folder = tmp_path / "runs"
+    # the variants at 2 steps, and again under other names at 4 steps: the same variant fields
+    _write([_record("signature", "mage", s, 300, [{"returns": flat}] * 3) for s in (0, 1)], folder)
+    _write([_record("signature", "grpo", s, 300, [{"returns": worse}] * 3) for s in (0, 1)], folder)
+    long = [_record("signature", "mage", s, 600, [{"returns": gain}] * 5) for s in (0, 1)]
+    _write(long, folder, "mage-long")
+    base = [_record("signature", "grpo", s, 600, [{"returns": flat}] * 5) for s in (0, 1)]
+    _write(base, folder, "grpo-long")
+    # the same budget under another setting: mage-long pairs with its twin grpo-long still
+    others = [_record("signature", "grpo", s, 600, [{"returns": worse}] * 5) for s in (0, 1)]
+    _write(others, folder, "grpo-fast")
+    cosine = [_record("signature", "mage", s, 600, [{"returns": worse}] * 5) for s in (0, 1)]
+    _write(cosine, folder, "mage-long-cosine")
+    text = report(folder, tmp_path / "figures")
+    at20 = text.split("At step 20 (640 trials per run):")[1].split("`mage")[0]
+    # paired with grpo-long (final +1 - 0), not with grpo's other budget (+1 - -1)
+    assert "| mage-long (against grpo-long) | 2 | balanced | +1.000 ± 0.000 | shown |" in at20
+    assert "| mage | 2 |" not in at20  # 2 steps, not scored at step 20
+    at10 = text.split("At step 10 (320 trials per run):")[1].split("At step 20")[0]
+    assert "| mage | 2 | balanced | +1.000 ± 0.000 | confounded" in at10  # 0 - -1, its budget
+    assert "`mage-long` (returns averaged" in text and "`grpo-long` (returns averaged" in text
+    # no grpo-long-cosine or grpo-cosine, and grpo has no step 20: nothing to pair it with
+    assert "| mage-long-cosine | 2 | balanced |" in at20
+    assert "mage-long-cosine (against" not in at20
+
+
+def test_a_held_out_opponent_that_scores_as_a_style_is_named_so(tmp_path):
+    from baselines.bench.learning_report_signature import held_out_twin
+
+    styles = {s: [0.0, 0.0, 0.0] for s in ("conservative", "aggressive", "balanced")}
+    styles["conservative"] = [-1.0, 0.0, 1.0]
+    same = {**styles, "cfr-argmax": [-1.0, 0.0, 1.0]}
+    runs = [_record("signature", "mage", s, 300, [{"returns": same}] * 3) for s in (0, 1)]
+    assert held_out_twin({"mage": runs}) == "conservative"
+    _write(runs, tmp_path / "runs")
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    assert "cfr-argmax scored the same as conservative in every episode" in text
+    runs[1]["curve"][2]["returns"] = {**same, "cfr-argmax": [-1.0, 0.0, 0.5]}
+    assert held_out_twin({"mage": runs}) is None
 
 
 def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():

@@ -93,3 +93,43 @@ def test_trial_figures_count_invalid_answers_per_play_turn():
         "pass@2": 0.0,
         "pass@3": 0.0,
     }
+
+
+def _run(variant, seed, before, after):
+    """A part-4 record whose two evaluations play the given (returns, invalid) per trial."""
+
+    def trials(played):
+        return [
+            {"opponent": "balanced", "seed": 50_000 + k, "returns": returns, "invalid": bad}
+            | {"plays": 4, "pass_at_k": [float(max(returns) > 0)] * 3}
+            for k, (returns, bad) in enumerate(played)
+        ]
+
+    evaluations = [{"step": 0, "trials": trials(before)}, {"step": 9, "trials": trials(after)}]
+    exact = {"step": 0, "exact/mean_value": 0.0, "exact/legal_mass": 0.5}
+    record = {"part": "pretrained", "variant": variant, "seed": seed, "steps": 9}
+    record |= {"train_cpu_s": 1.0, "scoring_cpu_s": 1.0, "wall_s": 1.0, "training": []}
+    return record | {"evaluations": evaluations, "curve": [exact, {**exact, "step": 9}]}
+
+
+def test_the_report_gives_seeds_an_interval_and_pairs_mage_with_grpo_by_trial(tmp_path):
+    start = [([-5.0, -5.0, -5.0], 4), ([-5.0, -5.0, -5.0], 4)]
+    runs = {
+        ("grpo", 0): _run("grpo", 0, start, [([1.0, 1.0, 1.0], 0), ([-1.0, -1.0, -1.0], 0)]),
+        ("grpo", 1): _run("grpo", 1, start, [([2.0, 2.0, 2.0], 1), ([0.0, 0.0, 0.0], 1)]),
+        ("mage", 0): _run("mage", 0, start, [([1.0, 1.0, 3.0], 0), ([-1.0, -1.0, 1.0], 0)]),
+    }
+    for (variant, seed), record in runs.items():
+        folder = tmp_path / "runs" / "pretrained" / variant
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"seed{seed}.json").write_text(json.dumps(record))
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    # grpo's return rose by 5 (seed 0: from -5 to a mean of 0) and 6 (seed 1)
+    assert "| grpo | return | 2 | +5.000, +6.000 | +5.500 ± 6.353 | not shown |" in text
+    assert "| grpo | invalid | 2 | -1.000, -0.750 |" in text
+    assert "| mage | return |" not in text  # one seed: no interval over seeds
+    # mage after minus grpo after, seed 0, trial by trial: the same first hand, +2 on the last
+    assert "| mage | 0 | return | 2 | +0.000 ± 12.706 | +0.000 ± 12.706 | +0.000 ± 0.000 |" in text
+    assert (
+        "| mage | 0 | gain | 2 | +0.000 ± 0.000 | +2.000 ± 0.000 | +2.000 ± 0.000 | shown |" in text
+    )

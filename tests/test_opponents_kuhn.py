@@ -94,6 +94,20 @@ def test_cfr_plus_converges_further():
     assert pyspiel.exploitability(KUHN, table) <= 2e-4
 
 
+@pytest.mark.parametrize("card", [J, Q, K])
+def test_cfr_argmax_second_to_act_plays_the_conservative_style(card):
+    # why part 2's held-out opponent scores as conservative against a learner that acts first
+    for other in {J, Q, K} - {card}:
+        for betting in (AFTER_CHECK, FACING_BET):
+            deal = (other, card)
+            assert bet_probability("cfr-argmax", deal, betting) == bet_probability(
+                "conservative", deal, betting
+            )
+    # acting first it differs: a Queen calls a bet after checking (equilibrium: 1/3 + alpha)
+    assert bet_probability("cfr-argmax", (Q, J), FACING_RAISE) == 1.0
+    assert bet_probability("conservative", (Q, J), FACING_RAISE) == 0.0
+
+
 def test_cfr_modes_and_names():
     sample, argmax = make_opponent("cfr", KUHN), make_opponent("cfr-argmax", KUHN)
     assert (sample.name, argmax.name) == ("cfr", "cfr-argmax")

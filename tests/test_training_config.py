@@ -59,6 +59,8 @@ def test_the_defaults_are_the_published_ones(tmp_path):
         ({"invalid_action_penalty": -1.0}, "give a value >= 0"),
         ({"trial": {"num_episodes": 0}}, "num_episodes must be an int >= 1"),
         ({"traj_gamma": "abc"}, "traj_gamma takes a number, not 'abc'"),
+        ({"learning_rate": "1e-3"}, "learning_rate takes a number, not '1e-3'"),  # TRL's
+        ({"max_grad_norm": "1"}, "max_grad_norm takes a number, not '1'"),
         ({"max_turns": 2.5}, "max_turns takes an integer, not 2.5"),
         ({"keep_best": "yes"}, "keep_best takes true or false, not 'yes'"),
         ({"answer_template": "<action></action>"}, "must contain '\\{action\\}'"),

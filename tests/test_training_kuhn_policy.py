@@ -120,3 +120,25 @@ def test_the_table_is_the_policy_at_the_sampling_temperature(tiny):
     probs = table[prompt.information_state]
     assert [probs[a] for a in prompt.action_ids] == pytest.approx(expected, rel=1e-4)
     assert 0.01 < min(expected)  # far from the argmax table of temperature 1
+
+
+@pytest.mark.parametrize("route", ["packed", "cached"])
+def test_the_tiny_model_table_equals_one_forward_per_answer(route, monkeypatch):
+    from mage_agents.training import answer_logps
+
+    model, tokenizer = build_tiny_model(seed=3, init_std=0.125)
+    prompts = decision_prompts("random", 1)
+
+    # answers of different token lengths, so the padding of the packed answers is exercised
+    def template(move):
+        return move if move in ("bet", "call") else f"<action>{move.upper()}</action>"
+
+    if route == "cached":
+        monkeypatch.setattr(answer_logps, "packed_answer_logps", lambda *a: None)
+    table, mass = kuhn_policy_table(model, tokenizer, prompts, template, temperature=0.7)
+    monkeypatch.setattr(answer_logps, "answer_logps", lambda *a: None)
+    want, want_mass = kuhn_policy_table(model, tokenizer, prompts, template, temperature=0.7)
+    assert mass == pytest.approx(want_mass, rel=1e-4) and 0.0 < mass < 1.0
+    for state, probs in want.items():
+        assert table[state] == pytest.approx(probs, abs=1e-5)
+    assert max(abs(p - 0.5) for probs in want.values() for p in probs.values()) > 0.01

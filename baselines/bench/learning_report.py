@@ -21,11 +21,15 @@ __all__ += ["panel_row", "save_figure"]
 
 
 def load_records(out: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    """Return part -> variant -> the run records (sorted by seed) found under ``out``."""
+    """Return part -> name -> the run records (sorted by seed) found under ``out``.
+
+    A name is the runs' folder: the variant, or the ``--name`` given to runs of other settings
+    (``mage-150``: the variant ``mage`` at 150 steps), which are kept apart from the variant's.
+    """
     records: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for path in sorted(out.glob("*/*/seed*.json")):
         record = json.loads(path.read_text())
-        records.setdefault(record["part"], {}).setdefault(record["variant"], []).append(record)
+        records.setdefault(record["part"], {}).setdefault(path.parent.name, []).append(record)
     for variants in records.values():
         for runs in variants.values():
             runs.sort(key=lambda r: r["seed"])

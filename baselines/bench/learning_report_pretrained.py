@@ -115,22 +115,101 @@ def pretrained(variants: dict[str, list[dict[str, Any]]], figures: Path) -> list
             if len(r["evaluations"]) > 1:
                 lines += [*_held_out(r), ""]
             lines += _exact(r)
+    lines += _over_seeds(variants)
+    lines += _versus(variants)
     _plot(variants, figures / "pretrained.png")
     lines.append(f"\n![pretrained curves]({figures.name}/pretrained.png)")
     return lines
 
 
+def _trials_at(run: dict[str, Any], evaluation: int) -> dict[tuple, dict[str, float]]:
+    """The figures of one held-out evaluation of a run, by (opponent, task seed)."""
+    trials = run["evaluations"][evaluation]["trials"]
+    return {(t["opponent"], t["seed"]): trial_figures(t) for t in trials}
+
+
+def _figure(figures: dict[str, float], name: str) -> float:
+    """A trial's figure; ``gain`` is its final hand's return minus its first's."""
+    return figures["final_return"] - figures["return"] if name == "gain" else figures[name]
+
+
+def _over_seeds(variants: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Each variant's held-out change, one figure per seed, its interval over the seeds."""
+    lines = [
+        "",
+        "Over seeds (each seed's mean change on its held-out trials):",
+        "",
+        "| variant | figure | seeds | change per seed | mean change | better |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, runs in sorted(variants.items()):
+        runs = [r for r in runs if len(r["evaluations"]) > 1]
+        if len(runs) < 2:
+            continue
+        for figure in FIGURES:
+            changes = []
+            for r in runs:
+                before, after = _trials_at(r, 0), _trials_at(r, -1)
+                diffs = [after[k][figure] - before[k][figure] for k in after]
+                changes.append(sum(diffs) / len(diffs))
+            d, dh = interval95(changes)
+            better = verdict(-d, dh) if figure == "invalid" else verdict(d, dh)
+            shown = ", ".join(f"{c:+.3f}" for c in changes)
+            lines.append(
+                f"| {name} | {figure} | {len(runs)} | {shown} | {d:+.3f} ± {dh:.3f} | {better} |"
+            )
+    return lines if len(lines) > 5 else []
+
+
+def _versus(variants: dict[str, list[dict[str, Any]]]) -> list[str]:
+    """Every variant after training minus ``grpo`` after training, same seed, paired by trial.
+
+    The held-out trials are the same tasks for every variant (3 hands against one opponent), so
+    ``gain`` (final hand minus first) is MAGE's signature on the pretrained model.
+    """
+    base = {r["seed"]: r for r in variants.get("grpo", []) if len(r["evaluations"]) > 1}
+    lines = [
+        "",
+        "Against `grpo` after training (same seed, the same held-out trials, paired by trial):",
+        "",
+        "| variant | seed | figure | trials | grpo | variant | difference | above grpo |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for name, runs in sorted(variants.items()):
+        for r in runs:
+            if name == "grpo" or r["seed"] not in base or len(r["evaluations"]) < 2:
+                continue
+            mine, theirs = _trials_at(r, -1), _trials_at(base[r["seed"]], -1)
+            keys = sorted(mine.keys() & theirs.keys())
+            for figure in (*FIGURES, "gain"):
+                (g, gh), (m, mh), (d, dh) = (
+                    interval95([_figure(theirs[k], figure) for k in keys]),
+                    interval95([_figure(mine[k], figure) for k in keys]),
+                    interval95(
+                        [_figure(mine[k], figure) - _figure(theirs[k], figure) for k in keys]
+                    ),
+                )
+                better = verdict(-d, dh) if figure == "invalid" else verdict(d, dh)
+                lines.append(
+                    f"| {name} | {r['seed']} | {figure} | {len(keys)} | {g:+.3f} ± {gh:.3f} | "
+                    f"{m:+.3f} ± {mh:.3f} | {d:+.3f} ± {dh:.3f} | {better} |"
+                )
+    if len(lines) == 5:
+        return []
+    return [*lines, "", "`gain`: the final hand's return minus the first's, within the trial."]
+
+
 def _plot(variants: dict[str, list[dict[str, Any]]], path: Path) -> None:
     fig, axes = panel_row(3, 3.6, sharex=True, sharey=False)
-    for k, (name, runs) in enumerate(sorted(variants.items())):
-        for r in runs:
-            label = f"{name} seed {r['seed']}"
-            steps = [p["step"] for p in r["training"] if "trial/invalid_rate" in p]
-            invalid = [p["trial/invalid_rate"] for p in r["training"] if "trial/invalid_rate" in p]
-            axes[0].plot(steps, invalid, color=f"C{k}", lw=0.8, label=label)
-            curve = r["curve"]
-            axes[1].plot([p["step"] for p in curve], [p["exact/legal_mass"] for p in curve], "o-")
-            axes[2].plot([p["step"] for p in curve], [p["exact/mean_value"] for p in curve], "o-")
+    runs = [(name, r) for name, group in sorted(variants.items()) for r in group]
+    for k, (name, r) in enumerate(runs):  # one colour a run, in every panel
+        label, color = f"{name} seed {r['seed']}", f"C{k}"
+        steps = [p["step"] for p in r["training"] if "trial/invalid_rate" in p]
+        invalid = [p["trial/invalid_rate"] for p in r["training"] if "trial/invalid_rate" in p]
+        axes[0].plot(steps, invalid, color=color, lw=0.8, label=label)
+        curve, at = r["curve"], [p["step"] for p in r["curve"]]
+        axes[1].plot(at, [p["exact/legal_mass"] for p in curve], "o-", color=color)
+        axes[2].plot(at, [p["exact/mean_value"] for p in curve], "o-", color=color)
     axes[0].axhline(INVALID_TARGET, color="k", ls="--", lw=0.8)
     titles = ("training invalid share", "legal answers' probability", "exact value (chips)")
     for ax, title in zip(axes, titles, strict=True):

@@ -24,7 +24,7 @@ from baselines.bench.learning_common import (
 )
 
 __all__ = ["LATE", "BASELINE", "comparison_steps", "late_returns", "late_deal_gains", "signature"]
-__all__ += ["start_confound"]
+__all__ += ["baseline_of", "held_out_twin", "start_confound"]
 
 LATE = 3
 """Scores averaged into a run's figure at a step (that step's and the two before it)."""
@@ -151,20 +151,37 @@ def start_confound(first_diffs: list[float], final_diff: float) -> str | None:
     return None
 
 
+def held_out_twin(variants: dict[str, list[dict[str, Any]]]) -> str | None:
+    """The training style whose returns :data:`HELD_OUT`'s equal at every score, or ``None``.
+
+    The argmax of CFR's policy for the second player to act bets and calls only with a King,
+    the conservative style's moves: against a learner that acts first it is that style.
+    """
+    points = [p for runs in variants.values() for r in runs for p in r["curve"]]
+    if not points or any(HELD_OUT not in p["returns"] for p in points):
+        return None
+    for style in STYLES:
+        if all(p["returns"][HELD_OUT] == p["returns"][style] for p in points):
+            return style
+    return None
+
+
 def _versus_baseline(variants: dict[str, list[dict]], step: int) -> list[str]:
     """Each variant's final episode and its within-trial gain minus the baseline's, by seed."""
-    if BASELINE not in variants:
-        return []
-    base = {r["seed"]: late_returns(r, step) for r in variants[BASELINE]}
     lines = [
         f"| variant | seeds | opponent | final episode - {BASELINE}'s (paired by seed) | "
         f"above {BASELINE} | final - first, minus {BASELINE}'s (paired) | gains more |",
         "|---|---|---|---|---|---|---|",
     ]
     for name, runs in variants.items():
-        pairs = [(late_returns(r, step), base[r["seed"]]) for r in runs if r["seed"] in base]
-        if name == BASELINE or not pairs:
+        baseline = baseline_of(name, variants)
+        if baseline in (None, name):
             continue
+        base = {r["seed"]: late_returns(r, step) for r in variants[baseline]}
+        pairs = [(late_returns(r, step), base[r["seed"]]) for r in runs if r["seed"] in base]
+        if not pairs:
+            continue
+        shown = name if baseline == BASELINE else f"{name} (against {baseline})"
         for opponent in _opponents(pairs[0][0]):
             final = [_episode(a, opponent, -1) - _episode(b, opponent, -1) for a, b in pairs]
             first = [_episode(a, opponent, 0) - _episode(b, opponent, 0) for a, b in pairs]
@@ -174,10 +191,28 @@ def _versus_baseline(variants: dict[str, list[dict]], step: int) -> list[str]:
             )
             why = start_confound(first, m) if len(pairs) > 1 else None
             lines.append(
-                f"| {name} | {len(pairs)} | {_label(opponent)} | {m:+.3f} ± {h:.3f} | "
+                f"| {shown} | {len(pairs)} | {_label(opponent)} | {m:+.3f} ± {h:.3f} | "
                 f"{verdict(m, h, why)} | {g:+.3f} ± {gh:.3f} | {verdict(g, gh)} |"
             )
-    return lines
+    return lines if len(lines) > 2 else []
+
+
+def _budget(runs: list[dict[str, Any]]) -> set[tuple]:
+    return {(r["budget_cpu_s"], r.get("max_steps")) for r in runs}
+
+
+def baseline_of(name: str, variants: dict[str, list[dict[str, Any]]]) -> str | None:
+    """The runs ``name`` is compared with: its twin under :data:`BASELINE`, at the same budget.
+
+    A twin shares the ``--name`` suffix, so the same overrides: ``grpo-150-cosine`` for
+    ``mage-150-cosine``, then ``grpo`` itself; the longest suffix first, a twin with ``name``'s
+    budget (CPU seconds and step limit) before one without. ``None`` when there is none.
+    """
+    cuts = [k for k, c in enumerate(name) if c == "-"] + [len(name)]
+    twins = [BASELINE + name[k:] for k in cuts]
+    twins = [t for t in dict.fromkeys(twins) if t in variants and t != name]
+    same = [t for t in twins if _budget(variants[t]) == _budget(variants[name])]
+    return (same or twins or [None])[0]
 
 
 def _memory_reading(variants: dict[str, list[dict]], step: int) -> list[str]:
@@ -225,6 +260,13 @@ def signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
         png = figures / f"signature-step{step}.png"
         _plot_signature(bars, png)
         lines += [*gains, f"\n![first and final episode]({png.parent.name}/{png.name})", ""]
+        twin = held_out_twin(chosen)
+        if twin:
+            lines += [
+                f"{HELD_OUT} scored the same as {twin} in every episode of every score of every "
+                f"run: at this seat it plays as {twin}, so it is not a held-out opponent here.",
+                "",
+            ]
         for table in (_versus_baseline(chosen, step), _memory_reading(chosen, step)):
             lines += [*table, ""] if table else []
     for name, runs in sorted(variants.items()):

@@ -12,6 +12,9 @@ otherwise.
 
 from __future__ import annotations
 
+import functools
+import types
+import typing
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -414,9 +417,31 @@ _KINDS = {
 }
 
 
+@functools.cache
+def _number_fields(cls: type) -> dict[str, str]:
+    """The number fields of ``cls`` and its parents, by kind (``float`` or ``float | None``).
+
+    Read from the classes' annotations: transformers' argument parser rewrites the fields'
+    ``type`` in place (``float | None`` becomes ``float``), so a field's ``type`` can lie.
+    """
+    kinds = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        if hint is float:
+            kinds[name] = "float"
+        elif typing.get_origin(hint) in (typing.Union, types.UnionType):
+            if set(typing.get_args(hint)) == {float, type(None)}:
+                kinds[name] = "float | None"
+    return kinds
+
+
 def _check_types(config: MetaRLConfig) -> None:
-    """Refuse a value of another type than its field's, naming both (our fields; TRL checks its)."""
-    for name, kind in MetaRLConfig.__annotations__.items():
+    """Refuse a value of another type than its field's, naming both.
+
+    Our fields, and the number fields of TRL and transformers, which take a string such as
+    ``"1e-3"`` (YAML 1.1 reads a number without a dot so) and fail only in the optimizer.
+    """
+    kinds = {**_number_fields(type(config)), **MetaRLConfig.__annotations__}
+    for name, kind in kinds.items():
         value = getattr(config, name)
         optional = kind.endswith(" | None")
         known = _KINDS.get(kind.removesuffix(" | None"))

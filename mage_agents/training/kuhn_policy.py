@@ -136,28 +136,22 @@ def kuhn_policy_table(
 
     table, masses = {}, []
     scored = {} if scored is None else scored
-    device = next(model.parameters()).device
     templated = bool(getattr(tokenizer, "chat_template", None))
     was_training = model.training
     model.eval()
     try:
         for prompt in prompts:
             text = render_chat(tokenizer, prompt.chat, template_kwargs=chat_template_kwargs)
-            prompt_ids = tokenizer(text, add_special_tokens=not templated)["input_ids"]
-            logps = []
-            for move in prompt.moves:
-                answer = _answer(answer_template, move)
-                if (text, answer) not in scored:
-                    answer_ids = tokenizer(answer, add_special_tokens=False)["input_ids"]
-                    ids = torch.tensor([prompt_ids + answer_ids], device=device)
-                    with torch.no_grad():
-                        logits = _answer_logits(model, ids, len(answer_ids)).float()
-                    token_logps = torch.log_softmax(logits / temperature, dim=-1)
-                    picked = token_logps.gather(1, torch.tensor(answer_ids, device=device)[:, None])
-                    scored[(text, answer)] = float(picked.sum())
-                logps.append(scored[(text, answer)])
-            probs = torch.softmax(torch.tensor(logps), dim=0).tolist()
-            masses.append(float(torch.tensor(logps).exp().sum()))
+            answers = [_answer(answer_template, move) for move in prompt.moves]
+            if any((text, a) not in scored for a in answers):
+                prompt_ids = tokenizer(text, add_special_tokens=not templated)["input_ids"]
+                answer_ids = [tokenizer(a, add_special_tokens=False)["input_ids"] for a in answers]
+                with torch.no_grad():
+                    sums = _answer_sums(model, prompt_ids, answer_ids, temperature)
+                scored.update(((text, a), s) for a, s in zip(answers, sums, strict=True))
+            logps = torch.tensor([scored[(text, a)] for a in answers])
+            masses.append(float(logps.exp().sum()))
+            probs = torch.softmax(logps, dim=0).tolist()
             table[prompt.information_state] = dict(zip(prompt.action_ids, probs, strict=True))
     finally:
         model.train(was_training)
@@ -167,6 +161,50 @@ def kuhn_policy_table(
 def _answer(template: str | Callable[[str], str], move: str) -> str:
     """The answer that plays ``move``: ``template(move)``, or the template with it filled in."""
     return template(move) if callable(template) else template.format(action=move)
+
+
+def _answer_sums(
+    model: Any, prompt_ids: list[int], answer_ids: list[list[int]], temperature: float
+) -> list[float]:
+    """Each answer's summed log-probability after the prompt, at ``temperature``.
+
+    All answers are scored in one forward (:func:`~mage_agents.training.answer_logps.answer_logps`,
+    the trainer's scoring). A model that takes no attention mask, or whose attention takes no
+    custom mask and keeps no cache, gets one forward per answer.
+    """
+    import inspect
+
+    import torch
+
+    from mage_agents.training.answer_logps import answer_logps
+
+    if "attention_mask" not in inspect.signature(model.forward).parameters:
+        return [_one_answer(model, prompt_ids, ids, temperature) for ids in answer_ids]
+    device = next(model.parameters()).device
+    width = max(len(a) for a in answer_ids)
+    padded = torch.zeros(1, len(answer_ids), width, dtype=torch.long, device=device)
+    mask = torch.zeros_like(padded)
+    for k, ids in enumerate(answer_ids):
+        padded[0, k, : len(ids)] = torch.tensor(ids, device=device)
+        mask[0, k, : len(ids)] = 1
+    prompt = torch.tensor([prompt_ids], device=device)
+    logps = answer_logps(model, prompt, torch.ones_like(prompt), padded, mask, temperature)
+    if logps is None:
+        return [_one_answer(model, prompt_ids, ids, temperature) for ids in answer_ids]
+    return (logps[0].float() * mask[0]).sum(dim=1).tolist()
+
+
+def _one_answer(
+    model: Any, prompt_ids: list[int], answer_ids: list[int], temperature: float
+) -> float:
+    """One answer's summed log-probability, from a forward of ``[prompt | answer]``."""
+    import torch
+
+    device = next(model.parameters()).device
+    ids = torch.tensor([prompt_ids + answer_ids], device=device)
+    logits = _answer_logits(model, ids, len(answer_ids)).float()
+    logps = torch.log_softmax(logits / temperature, dim=-1)
+    return float(logps.gather(1, torch.tensor(answer_ids, device=device)[:, None]).sum())
 
 
 def _answer_logits(model: Any, ids: Any, answer_length: int) -> Any:
