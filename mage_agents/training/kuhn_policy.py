@@ -177,21 +177,17 @@ def _answer_sums(
     import torch
 
     from mage_agents.training.answer_logps import answer_logps
+    from mage_agents.training.legal_logps import answer_tensors, sequence_scores
 
     if "attention_mask" not in inspect.signature(model.forward).parameters:
         return [_one_answer(model, prompt_ids, ids, temperature) for ids in answer_ids]
     device = next(model.parameters()).device
-    width = max(len(a) for a in answer_ids)
-    padded = torch.zeros(1, len(answer_ids), width, dtype=torch.long, device=device)
-    mask = torch.zeros_like(padded)
-    for k, ids in enumerate(answer_ids):
-        padded[0, k, : len(ids)] = torch.tensor(ids, device=device)
-        mask[0, k, : len(ids)] = 1
+    padded, mask = (t.to(device) for t in answer_tensors([answer_ids], 0))
     prompt = torch.tensor([prompt_ids], device=device)
     logps = answer_logps(model, prompt, torch.ones_like(prompt), padded, mask, temperature)
     if logps is None:
         return [_one_answer(model, prompt_ids, ids, temperature) for ids in answer_ids]
-    return (logps[0].float() * mask[0]).sum(dim=1).tolist()
+    return sequence_scores(logps.float(), mask)[0].tolist()
 
 
 def _one_answer(
