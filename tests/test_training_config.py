@@ -1,6 +1,6 @@
 """MetaRLConfig: the meta-RL fields with help, published defaults, and errors that say why."""
 
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 import pytest
 
@@ -76,6 +76,18 @@ def test_the_defaults_are_the_published_ones(tmp_path):
 def test_bad_settings_are_refused_with_the_reason(tmp_path, kwargs, reason):
     with pytest.raises(ValueError, match=reason):
         config(tmp_path, **kwargs)
+
+
+def test_a_subclass_with_an_unresolvable_annotation_still_checks_trls_numbers(tmp_path):
+    # its own annotation names a type imported only for type checkers: its parent's hints serve
+    @dataclass
+    class Mine(MetaRLConfig):
+        note: "NotImportedHere | None" = None  # noqa: F821
+
+    mine = Mine(output_dir=str(tmp_path), use_cpu=True, report_to=[])
+    assert mine.note is None
+    with pytest.raises(ValueError, match="learning_rate takes a number, not '1e-3'"):
+        Mine(output_dir=str(tmp_path), use_cpu=True, report_to=[], learning_rate="1e-3")
 
 
 def test_trl_settings_keep_their_trl_checks(tmp_path):

@@ -422,16 +422,27 @@ def _number_fields(cls: type) -> dict[str, str]:
     """The number fields of ``cls`` and its parents, by kind (``float`` or ``float | None``).
 
     Read from the classes' annotations: transformers' argument parser rewrites the fields'
-    ``type`` in place (``float | None`` becomes ``float``), so a field's ``type`` can lie.
+    ``type`` in place (``float | None`` becomes ``float``), so a field's ``type`` can lie. A
+    user's subclass whose annotations cannot be resolved here gets its nearest parent's fields.
     """
     kinds = {}
-    for name, hint in typing.get_type_hints(cls).items():
+    for name, hint in _resolved_hints(cls).items():
         if hint is float:
             kinds[name] = "float"
         elif typing.get_origin(hint) in (typing.Union, types.UnionType):
             if set(typing.get_args(hint)) == {float, type(None)}:
                 kinds[name] = "float | None"
     return kinds
+
+
+def _resolved_hints(cls: type) -> dict[str, Any]:
+    """The type hints of ``cls``, or of its nearest parent whose annotations all resolve."""
+    for klass in cls.__mro__:
+        try:
+            return typing.get_type_hints(klass)
+        except (NameError, TypeError):  # a name imported only for type checkers, say
+            continue
+    return {}
 
 
 def _check_types(config: MetaRLConfig) -> None:

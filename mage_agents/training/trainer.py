@@ -11,68 +11,41 @@ Only generation and scoring are overridden (``_generate_and_score_completions``)
 4. the rows are padded to a multiple of ``steps_per_generation`` (TRL's split drops a remainder),
    with the old, reference and importance-sampling log-probs TRL's loss needs in this setting.
 
-With legal-move choice the token log-probabilities TRL's loss reads (current, old, reference)
-are those of the policy renormalised over the legal moves (:mod:`.legal_logps`), through
-``_get_per_token_logps_and_entropies``. A step's sampling draws from its own random stream
+The loss side, which makes TRL's loss read the sampled policy (with legal-move choice, the
+policy renormalised over the legal moves), is :mod:`.policy_loss`; what a checkpoint keeps beyond
+TRL's own is :mod:`.resume_state`. A step's sampling draws from its own random stream
 (:mod:`.streams`). TRL does everything else: the loss and its clipping, KL, PEFT/LoRA, gradient
 accumulation, bf16, ``report_to``, checkpoints and resume, accelerate, ``use_vllm``.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import zlib
 from pathlib import Path
 from typing import Any
 
-import torch
 from accelerate.utils import gather_object
 from trl import GRPOTrainer
-from trl.models.utils import disable_gradient_checkpointing
-from trl.trainer.utils import use_adapter
 
 from mage_agents.advantages import config_settings, estimate, is_stateful
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
 from mage_agents.rollout.self_play import split_batch
-from mage_agents.training.answer_logps import answer_scorer
 from mage_agents.training.batch import TurnRow, turn_batch
-from mage_agents.training.bounded_loss import agreed_forwards, bounded_log_probs, bounded_loss
 from mage_agents.training.config import MetaRLConfig
-from mage_agents.training.forwards import single_forward_figures
 from mage_agents.training.generation import TrainerBackend
 from mage_agents.training.generation_rounds import GenerationRounds, accelerator_exchange
-from mage_agents.training.league import (
-    LEAGUE_STATE_FILE,
-    League,
-    adapter_base,
-    league_plans,
-    take_snapshot,
-)
+from mage_agents.training.league import League, adapter_base, league_plans, take_snapshot
 from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
-from mage_agents.training.legal_logps import dummy_score, policy_token_logps
-from mage_agents.training.loss_terms import loss_terms
 from mage_agents.training.metrics import step_metrics, trial_record
+from mage_agents.training.policy_loss import SampledPolicyLoss
+from mage_agents.training.resume_state import ResumableState
 from mage_agents.training.streams import random_stream, stream_seed
 from mage_agents.training.trials import check_trials, trial_planner
 from mage_agents.training.trl_contract import trl_contract_problems
 
 __all__ = ["MetaRLTrainer", "task_dataset"]
-
-STATE_FILE = "meta_rl_state.json"
-"""Written into every checkpoint: the trainer's own state (best evaluation so far, TRL's count of
-micro-steps, which places the step within its generation)."""
-
-ESTIMATOR_STATE_FILE = "estimator_state_{}.json"
-"""Written, per process, into every checkpoint of a run whose estimator keeps state (rae's
-baselines, computed from that process's trials)."""
-
-BUFFER_FILE = "generation_buffer_{}.pt"
-"""Written, per process, into a checkpoint taken between the steps of one generation
-(``steps_per_generation > 1``): the rest of its batch, which TRL keeps only in memory, so the
-resumed run trains on what the uninterrupted one would."""
 
 
 def task_dataset(config: MetaRLConfig, count: int | None = None, first: int | None = None) -> Any:
@@ -88,7 +61,7 @@ def _rewards_come_from_trials(prompts: Any, completions: Any, **kwargs: Any) -> 
     raise RuntimeError("MetaRLTrainer scores turns in its trials: this reward is never called.")
 
 
-class MetaRLTrainer(GRPOTrainer):
+class MetaRLTrainer(ResumableState, SampledPolicyLoss, GRPOTrainer):
     """Trains a language model on meta-RL trials with LaMer, MAGE, GRPO, RLOO or GiGPO.
 
     Args:
@@ -254,16 +227,6 @@ class MetaRLTrainer(GRPOTrainer):
                 "(or ZeRO-1/2)."
             )
 
-    def _total(self, values: list[float]) -> list[float]:
-        """``values`` summed over the processes."""
-        mine = torch.tensor([values], dtype=torch.float64, device=self.accelerator.device)
-        return self.accelerator.gather(mine).sum(0).tolist()
-
-    def _largest(self, values: list[float]) -> list[float]:
-        """``values``' maxima over the processes."""
-        mine = torch.tensor([values], dtype=torch.float64, device=self.accelerator.device)
-        return self.accelerator.gather(mine).max(0).values.tolist()
-
     def by_seat(self, trajectories: list[Any]) -> list[Any]:
         """In self-play, each game as one trajectory per seat (its turns, reward and role).
 
@@ -358,219 +321,6 @@ class MetaRLTrainer(GRPOTrainer):
             answers=sample.answers if sample is not None else (),
             choice=sample.choice if sample is not None else -1,
         )
-
-    # -- the loss reads the sampled policy -----------------------------------------------------
-
-    def _get_per_token_logps_and_entropies(
-        self,
-        model: Any,
-        input_ids: Any,
-        attention_mask: Any,
-        logits_to_keep: int,
-        *args: Any,
-        **kwargs: Any,
-    ) -> tuple[Any, Any, Any]:
-        logps, entropies, aux = super()._get_per_token_logps_and_entropies(
-            model, input_ids, attention_mask, logits_to_keep, *args, **kwargs
-        )
-        batch = self._loss_batch
-        if batch is not None:  # TRL's loss is asking: the legal rows get the sampled policy's
-            logps = self._policy_logps(model, batch, logps, kwargs.get("batch_size"))
-            self._loss_outputs = (logps, entropies, aux)
-        return logps, entropies, aux
-
-    def _policy_logps(
-        self, model: Any, batch: dict[str, Any], logps: torch.Tensor, batch_size: int | None
-    ) -> torch.Tensor:
-        """``logps`` with every legal-choice row's replaced by the renormalised policy's."""
-        if self.args.action_choice != "legal":
-            return logps
-
-        def score(ids: torch.Tensor, mask: torch.Tensor, width: int) -> torch.Tensor:
-            return GRPOTrainer._get_per_token_logps_and_entropies(
-                self, model, ids, mask, width, batch_size=batch_size
-            )[0]
-
-        legal = "legal_answer_mask" in batch and bool(batch["legal_answer_mask"].any())
-        if not legal:
-            # several processes: every process runs the renormalising forward (it is collective)
-            return dummy_score(score, batch, logps) if self.generation_rounds else logps
-        scorer = answer_scorer(model, score, self.temperature, batch_size)
-        return policy_token_logps(scorer, batch, logps)
-
-    def compute_loss(
-        self,
-        model: Any,
-        inputs: dict[str, Any],
-        return_outputs: bool = False,
-        num_items_in_batch: Any = None,
-    ) -> torch.Tensor:
-        """TRL's loss; with ``max_tokens_per_forward``, in forwards bounded by tokens."""
-        if self.args.max_tokens_per_forward is None or not torch.is_grad_enabled():
-            return super().compute_loss(model, inputs, return_outputs, num_items_in_batch)
-        return bounded_loss(self, model, inputs)
-
-    def _compute_loss(self, model: Any, inputs: dict[str, Any]) -> torch.Tensor:
-        loss, extras = self._loss_parts(model, inputs)
-        self._record_loss_terms(extras["terms"])
-        self._record_forwards(single_forward_figures(inputs))
-        return loss
-
-    def _loss_parts(self, model: Any, inputs: dict[str, Any]) -> tuple[torch.Tensor, dict]:
-        """TRL's loss of ``inputs``, with what went into it (named terms, entropies, aux)."""
-        coef = self._applied_entropy_coef()
-        self._loss_batch, self._loss_outputs = inputs, None
-        try:
-            loss = super()._compute_loss(model, inputs)
-        finally:
-            self._loss_batch = None
-        logps, entropies, aux = self._loss_outputs
-        terms = loss_terms(self, inputs, loss, logps, entropies, coef, aux)
-        return loss, {"terms": terms, "entropies": entropies, "aux_loss": aux, "entropy_coef": coef}
-
-    def _record_loss_terms(self, terms: dict[str, float]) -> None:
-        """Log a micro-batch's named loss terms, averaged over the processes as TRL's ``loss``."""
-        mode = "train" if self.model.training else "eval"
-        scale = self.current_gradient_accumulation_steps if mode == "train" else 1
-        names = sorted(terms)
-        values = [terms[name] for name in names]
-        if self.accelerator.num_processes > 1:
-            values = [v / self.accelerator.num_processes for v in self._total(values)]
-        for name, value in zip(names, values, strict=True):
-            self._metrics[mode][name].append(value * scale)  # in the units of TRL's `loss`
-
-    def _record_forwards(self, figures: dict[str, float]) -> None:
-        """Log a micro-batch's forwards: padding efficiency, rows and tokens per forward."""
-        mode = "train" if self.model.training else "eval"
-        keys = ("useful", "padded", "rows", "forwards")
-        values = [figures[k] for k in keys]
-        if self.accelerator.num_processes > 1:
-            values = self._total(values)
-            (largest,) = self._largest([figures["largest"]])
-        else:
-            largest = figures["largest"]
-        useful, padded, rows, forwards = values
-        metrics = self._metrics[mode]
-        metrics["forward/padding_efficiency"].append(useful / padded if padded else 1.0)
-        metrics["forward/rows"].append(rows / forwards if forwards else 0.0)
-        metrics["forward/count"].append(forwards / self.accelerator.num_processes)
-        metrics["forward/largest_tokens"].append(largest)
-
-    def _applied_entropy_coef(self) -> float:
-        """The coefficient of TRL's own entropy bonus in the coming loss (0 when it is off)."""
-        if not self._entropy_bonus_enabled:
-            return 0.0
-        if self.use_adaptive_entropy and self._last_world_entropy > self.args.entropy_target:
-            return 0.0
-        return float(self.entropy_coef)
-
-    def _needs_old_log_probs(self) -> bool:
-        # Without them TRL uses the detached current log-probs: the ratio is 1, clipping never acts.
-        every = self.args.steps_per_generation * self.num_iterations
-        return (
-            self.num_iterations > 1
-            or self.args.gradient_accumulation_steps % every != 0
-            or (self.use_vllm and self.vllm_importance_sampling_correction)
-        )
-
-    def _log_probs(self, model: Any, batch: dict[str, Any], mode: str) -> torch.Tensor:
-        size = (
-            self.args.per_device_train_batch_size
-            if mode == "train"
-            else self.args.per_device_eval_batch_size
-        )
-        budget = self.args.max_tokens_per_forward
-        if budget is None and self.accelerator.num_processes == 1:
-            return self._scored(model, batch, size)
-        if budget is None:  # TRL's chunks of rows (the processes' rows are as many)
-            rows = batch["prompt_ids"].size(0)
-            forwards = [list(range(k, min(k + size, rows))) for k in range(0, rows, size)]
-        else:
-            forwards = agreed_forwards(self, batch, budget)
-        return bounded_log_probs(batch, forwards, lambda part: self._scored(model, part))
-
-    def _scored(self, model: Any, batch: dict[str, Any], size: int | None = None) -> torch.Tensor:
-        """The log-probabilities TRL's loss reads of the completions of ``batch``."""
-        ids = torch.cat([batch["prompt_ids"], batch["completion_ids"]], dim=1)
-        mask = torch.cat([batch["prompt_mask"], batch["completion_mask"]], dim=1)
-        logps, _, _ = super()._get_per_token_logps_and_entropies(
-            model, ids, mask, batch["completion_ids"].size(1), batch_size=size
-        )
-        return self._policy_logps(model, batch, logps, size)
-
-    def _add_log_probs(self, batch: dict[str, Any], mode: str) -> None:
-        """Add the old, reference and vLLM importance-sampling terms TRL's loss reads."""
-        checkpointing = self.args.gradient_checkpointing_kwargs
-        with torch.no_grad(), disable_gradient_checkpointing(self.model, checkpointing):
-            old = self._log_probs(self.model, batch, mode) if self._needs_old_log_probs() else None
-            if old is not None:
-                batch["old_per_token_logps"] = old
-            if self.beta != 0.0:
-                batch["ref_per_token_logps"] = self._reference_log_probs(batch, mode)
-        sampled = batch.get("sampling_per_token_logps")
-        if self.use_vllm and self.vllm_importance_sampling_correction and sampled is not None:
-            batch["importance_sampling_ratio"] = self._importance_ratio(old, sampled, batch)
-
-    def _reference_log_probs(self, batch: dict[str, Any], mode: str) -> torch.Tensor:
-        if self.ref_model is not None:
-            return self._log_probs(self.ref_model, batch, mode)
-        # a PEFT adapter: the base model is the reference (or a "ref" copy of a re-trained one)
-        model = self.accelerator.unwrap_model(self.model)
-        with use_adapter(model, adapter_name="ref" if "ref" in model.peft_config else None):
-            return self._log_probs(self.model, batch, mode)
-
-    def _importance_ratio(
-        self, old: torch.Tensor, sampled: torch.Tensor, batch: dict[str, Any]
-    ) -> torch.Tensor:
-        """TRL's vLLM importance-sampling correction, in its configured mode."""
-        diff = torch.nan_to_num((old - sampled) * batch["completion_mask"], nan=0.0)
-        mode = self.vllm_importance_sampling_mode
-        ratio = torch.exp(diff.sum(dim=-1, keepdim=True) if mode.startswith("sequence") else diff)
-        low = self.vllm_importance_sampling_clip_min
-        high = self.vllm_importance_sampling_clip_max
-        if mode.endswith("truncate"):
-            return torch.clamp(ratio, min=low, max=high)
-        low = -math.inf if low is None else low
-        high = math.inf if high is None else high
-        return ratio.masked_fill((ratio < low) | (ratio > high), 0.0)
-
-    # -- state that survives resume ------------------------------------------------------------
-
-    def _save_checkpoint(self, model: Any, trial: Any) -> None:
-        # ours first: TRL's trainer_state.json, written last, marks a checkpoint complete
-        folder = Path(self._get_output_dir(trial=trial)) / f"checkpoint-{self.state.global_step}"
-        folder.mkdir(parents=True, exist_ok=True)
-        generate_every = self.args.steps_per_generation * self.num_iterations
-        if self._buffered_inputs is not None and self._step % generate_every != 0:
-            buffer = folder / BUFFER_FILE.format(self.accelerator.process_index)
-            torch.save(self._buffered_inputs, buffer)
-        if is_stateful(self.args.estimator):
-            estimator = folder / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
-            estimator.write_text(json.dumps(self.estimator_state, indent=1))
-        if self.args.league_every:
-            league = folder / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
-            league.write_text(self.league.to_json())
-        if self.args.should_save:
-            state = {"best": self.best, "micro_step": self._step}
-            (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
-        super()._save_checkpoint(model, trial)
-
-    def _restore(self, checkpoint: Path) -> None:
-        """Restore what TRL's checkpoint lacks (best so far, generation, estimator, league)."""
-        if (checkpoint / STATE_FILE).is_file():
-            state = json.loads((checkpoint / STATE_FILE).read_text())
-            self.best = state["best"]
-            self._step = int(state.get("micro_step", 0))  # TRL restarts it at 0
-        estimator = checkpoint / ESTIMATOR_STATE_FILE.format(self.accelerator.process_index)
-        if estimator.is_file():
-            self.estimator_state = json.loads(estimator.read_text())
-        league = checkpoint / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
-        if league.is_file():
-            self.league = League.from_json(league.read_text())
-        buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
-        if buffer.is_file():
-            device = self.accelerator.device
-            self._buffered_inputs = torch.load(buffer, map_location=device, weights_only=True)
 
     def train(self, resume_from_checkpoint: str | bool | None = None, **kwargs: Any) -> Any:
         """Train (see ``transformers.Trainer.train``); a resumed run restores our state too."""
