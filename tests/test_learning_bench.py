@@ -313,6 +313,22 @@ def test_a_held_out_opponent_that_scores_as_a_style_is_named_so(tmp_path):
     assert held_out_twin({"mage": runs}) is None
 
 
+def test_the_report_shows_the_sampled_opponent_only_where_every_run_scored_it(tmp_path):
+    styles = {s: [0.0, 0.0, 0.0] for s in ("conservative", "aggressive", "balanced")}
+    scored = {**styles, "cfr-argmax": [0.0] * 3, "cfr": [-0.25, 0.0, 0.25]}
+    runs = [_record("signature", "mage", s, 300, [{"returns": scored}] * 3) for s in (0, 1)]
+    _write(runs, tmp_path / "runs")
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    assert "| mage | 2 | cfr (held out, sampled) | -0.250 ± 0.000 | +0.250 ± 0.000 |" in text
+    assert "| 0 | +0.000 | +0.000 | +0.000, +0.000 | -0.250, +0.250 |" in text
+    older = _record(
+        "signature", "mage", 2, 300, [{"returns": {**styles, "cfr-argmax": [0.0] * 3}}] * 3
+    )
+    _write([older], tmp_path / "runs")
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    assert "| mage | 3 | cfr-argmax (held out) |" in text and "sampled)" not in text
+
+
 def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():
     from baselines.bench.learning import _overrides
 

@@ -23,6 +23,7 @@ __all__ = [
     "BEST_RESPONSE",
     "STYLES",
     "HELD_OUT",
+    "SAMPLED_HELD_OUT",
     "DEALS",
     "EVAL_SEEDS",
     "ATTEMPTS",
@@ -48,6 +49,10 @@ STYLES = ("conservative", "aggressive", "balanced")
 HELD_OUT = "cfr-argmax"
 """MAGE's evaluation opponent (``mage-kuhn-eval``), never trained against; scored at the
 learner's training seat (first), where its moves are known exactly."""
+SAMPLED_HELD_OUT = "cfr"
+"""The held-out opponent that differs from the training styles at the learner's seat: CFR's
+equilibrium, sampled (``cfr-argmax`` plays there as the conservative style), scored exactly
+over the branches of its moves (:mod:`baselines.bench.learning_sampled`)."""
 DEALS = ("JQ", "JK", "QJ", "QK", "KJ", "KQ")
 """The six deals, learner's card first, in :func:`deal_seeds` order."""
 

@@ -17,6 +17,7 @@ from baselines.bench.learning_common import (
     BEST_RESPONSE,
     DEALS,
     HELD_OUT,
+    SAMPLED_HELD_OUT,
     STYLES,
     TARGET_SHARE,
     cpu_seconds,
@@ -125,7 +126,10 @@ class ScoreCallback(TrainerCallback):
 
             figures = pass_scores(self.trainer)
         else:
+            from baselines.bench.learning_sampled import sampled_returns
+
             returns, deals = episode_returns(self.trainer)
+            returns[SAMPLED_HELD_OUT], deals[SAMPLED_HELD_OUT] = sampled_returns(self.trainer)
             figures = {"returns": returns, "deals": deals}
         point = {
             "step": step,

@@ -15,6 +15,7 @@ from typing import Any
 
 from baselines.bench.learning_common import (
     HELD_OUT,
+    SAMPLED_HELD_OUT,
     STYLES,
     interval95,
     panel_row,
@@ -88,9 +89,13 @@ def _population_mean(returns: dict[str, list[float]], episode: int) -> float:
     return sum(returns[s][episode] for s in STYLES) / len(STYLES)
 
 
-def _opponents(returns: dict[str, Any]) -> list[str]:
-    """The scored opponents: the styles, their mean, and the held-out one if scored."""
-    return [*STYLES, "population", *([HELD_OUT] if HELD_OUT in returns else [])]
+def _opponents(*returns: dict[str, Any]) -> list[str]:
+    """The scored opponents: the styles, their mean, and the held-out ones all ``returns`` score.
+
+    Records from before the sampled held-out opponent was scored lack it.
+    """
+    held = [o for o in (HELD_OUT, SAMPLED_HELD_OUT) if all(o in r for r in returns)]
+    return [*STYLES, "population", *held]
 
 
 def _episode(returns: dict[str, list[float]], opponent: str, episode: int) -> float:
@@ -100,6 +105,8 @@ def _episode(returns: dict[str, list[float]], opponent: str, episode: int) -> fl
 
 
 def _label(opponent: str) -> str:
+    if opponent == SAMPLED_HELD_OUT:
+        return f"{opponent} (held out, sampled)"
     return f"{opponent} (held out)" if opponent == HELD_OUT else opponent
 
 
@@ -112,7 +119,7 @@ def _gain_table(variants: dict[str, list[dict]], step: int) -> tuple[list[str], 
     bars: dict[str, dict[str, tuple[float, float, float, float]]] = {}
     for name, runs in variants.items():
         late = [late_returns(r, step) for r in runs]
-        for opponent in _opponents(late[0]):
+        for opponent in _opponents(*late):
             first = [_episode(x, opponent, 0) for x in late]
             final = [_episode(x, opponent, -1) for x in late]
             gain = [b - a for a, b in zip(first, final, strict=True)]
@@ -182,7 +189,7 @@ def _versus_baseline(variants: dict[str, list[dict]], step: int) -> list[str]:
         if not pairs:
             continue
         shown = name if baseline == BASELINE else f"{name} (against {baseline})"
-        for opponent in _opponents(pairs[0][0]):
+        for opponent in _opponents(*(x for pair in pairs for x in pair)):
             final = [_episode(a, opponent, -1) - _episode(b, opponent, -1) for a, b in pairs]
             first = [_episode(a, opponent, 0) - _episode(b, opponent, 0) for a, b in pairs]
             (m, h), (g, gh) = (
@@ -271,18 +278,21 @@ def signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
             lines += [*table, ""] if table else []
     for name, runs in sorted(variants.items()):
         lines += ["", f"`{name}` (returns averaged over the styles, at the run's last step):", ""]
-        lines += [f"| seed | first episode | final episode | {HELD_OUT}: first, final | steps | "]
-        lines[-1] += "CPU s | wall s |"
-        lines += ["|---|---|---|---|---|---|---|"]
+        lines += [
+            f"| seed | first episode | final episode | {HELD_OUT}: first, final | "
+            f"{SAMPLED_HELD_OUT}: first, final | steps | CPU s | wall s |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for r in runs:
             last = r["curve"][-1]["returns"]
             first, final = _population_mean(last, 0), _population_mean(last, -1)
-            held = "-"
-            if HELD_OUT in last:
-                held = f"{last[HELD_OUT][0]:+.3f}, {last[HELD_OUT][-1]:+.3f}"
+            held = [
+                f"{last[o][0]:+.3f}, {last[o][-1]:+.3f}" if o in last else "-"
+                for o in (HELD_OUT, SAMPLED_HELD_OUT)
+            ]
             lines.append(
-                f"| {r['seed']} | {first:+.3f} | {final:+.3f} | {held} | {r['steps']} | "
-                f"{r['cpu_s']:.0f} | {r['wall_s']:.0f} |"
+                f"| {r['seed']} | {first:+.3f} | {final:+.3f} | {held[0]} | {held[1]} | "
+                f"{r['steps']} | {r['cpu_s']:.0f} | {r['wall_s']:.0f} |"
             )
     plot_pairs(
         variants,

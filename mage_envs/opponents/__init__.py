@@ -9,6 +9,7 @@
 - :class:`Population` draws one member per trial; :data:`PRESETS` holds MAGE's pools.
 - :class:`TextOpponent` makes any text agent an opponent (``agent:SPEC`` names build one): it
   reads its own seat's page; its backend faults are :class:`OpponentFault`, never a result.
+- :class:`ScriptedOpponent` (``script:M0.M1...``) plays a given move in each game of a trial.
 - :func:`play_match` is a referee: K seeded games, mean payoff and a 95% confidence interval.
 """
 
@@ -37,6 +38,7 @@ from mage_envs.opponents.registry import (
     register_opponent_scheme,
     register_population,
 )
+from mage_envs.opponents.scripted import ScriptedOpponent
 from mage_envs.opponents.text_opponent import (
     OpponentFault,
     OpponentForfeit,
@@ -70,6 +72,7 @@ __all__ = [
     "Population",
     "PreferredOrderOpponent",
     "RandomLegal",
+    "ScriptedOpponent",
     "RandomOpponent",
     "SeatView",
     "TIC_TAC_TOE_STYLES",

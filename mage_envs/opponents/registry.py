@@ -34,6 +34,7 @@ from mage_envs.opponents.cfr import CFROpponent, solvability_problems
 from mage_envs.opponents.kuhn import KUHN_STYLES
 from mage_envs.opponents.mcts import MCTSOpponent
 from mage_envs.opponents.random_legal import RandomLegal
+from mage_envs.opponents.scripted import scripted_opponent
 from mage_envs.opponents.text_opponent import TextOpponent
 from mage_envs.opponents.tic_tac_toe import TIC_TAC_TOE_STYLES, PerfectPlayOpponent
 
@@ -330,3 +331,4 @@ for _sims in (100, 1000):
 register_opponent_scheme("agent", "baselines.agent_opponents:agent_opponent")
 register_opponent_scheme("agent-memory", "baselines.agent_opponents:agent_opponent_with_memory")
 register_opponent_scheme("league", "baselines.league_opponents:league_opponent")
+register_opponent_scheme("script", scripted_opponent)
