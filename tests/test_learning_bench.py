@@ -224,6 +224,18 @@ def test_the_report_scores_pass_at_k_and_its_verdicts(tmp_path, monkeypatch):
         in text
     )
     assert (tmp_path / "figures" / "minesweeper.png").is_file()
+    assert "minus lamer's" not in text  # no rendering variant recorded yet
+    # a rendering variant is also compared with the variant it changes, paired by seed
+    board = [{**p, "known_mine_repeats": 0.25} for p in scores]
+    _write(
+        [_record("minesweeper", "lamer-board", s, 900, board, settings) for s in (0, 1)],
+        tmp_path / "runs",
+    )
+    text = report(tmp_path / "runs", tmp_path / "figures")
+    rows = [line for line in text.splitlines() if line.startswith("| lamer-board | 2 |")]
+    retry = "pass@3 - pass@1, minus lamer's (paired by seed) | +0.000 ± 0.000 | not shown |"
+    known = "known-mine repeats, lamer's minus this one's (paired) | +0.250 ± 0.000 | shown |"
+    assert f"| lamer-board | 2 | {retry}" in rows and f"| lamer-board | 2 | {known}" in rows
 
 
 def test_a_retry_gain_bought_by_a_lower_pass_at_1_is_confounded():

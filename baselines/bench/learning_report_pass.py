@@ -9,6 +9,7 @@ from typing import Any
 from baselines.bench.learning_common import ATTEMPTS, EVAL_SEEDS, interval95, plot_pairs
 
 __all__ = ["minesweeper", "random_reference", "late_scores", "comparisons", "headroom_confound"]
+__all__ += ["parent_variant"]
 
 LATE = 3
 """Scores averaged for a run's figure: the greedy policy jumps between scores from one step to
@@ -67,9 +68,11 @@ def comparisons(variants: dict[str, list[dict]], reference: list[float]) -> list
     """Return part 3's verdicts, one row per comparison (a Markdown table).
 
     Each variant's retry gain (pass@3 - pass@1) above GRPO's, paired by seed (the same seed
-    builds the same initial model), and above the memoryless random policy's (``reference``, its
-    pass@1..3), each checked for :func:`headroom_confound`; and whether the share of known mines
-    reopened falls from the first score (the untrained model) to the late scores.
+    builds the same initial model), above its :func:`parent_variant`'s (``lamer-board`` against
+    ``lamer``: the rendering alone; also which reopens fewer known mines), and above the
+    memoryless random policy's (``reference``, its pass@1..3), each checked for
+    :func:`headroom_confound`; and whether the share of known mines reopened falls from the
+    first score (the untrained model) to the late scores.
     """
     from baselines.bench.learning_common import verdict
 
@@ -87,6 +90,7 @@ def comparisons(variants: dict[str, list[dict]], reference: list[float]) -> list
             gains = [_retry_gain(late[s]) - _retry_gain(base[s]) for s in paired]
             pass1 = [late[s]["pass_at_k"][0] - base[s]["pass_at_k"][0] for s in paired]
             rows.append(("pass@3 - pass@1, minus grpo's (paired by seed)", gains, pass1))
+        rows += _against_parent(name, late, variants)
         gains = [_retry_gain(x) - random_gain for x in late.values()]
         pass1 = [x["pass_at_k"][0] - reference[0] for x in late.values()]
         rows.append(("pass@3 - pass@1, minus random legal's", gains, pass1))
@@ -104,6 +108,44 @@ def comparisons(variants: dict[str, list[dict]], reference: list[float]) -> list
                 f"| {name} | {len(values)} | {label} | {m:+.3f} ± {h:.3f} | {verdict(m, h, why)} |"
             )
     return lines
+
+
+def parent_variant(name: str, variants: dict[str, list[dict]]) -> str | None:
+    """The variant ``name`` changes one thing of (``lamer`` for ``lamer-board``), or ``None``.
+
+    The longest dash-cut prefix of ``name`` that is another recorded variant, other than
+    ``grpo`` (every variant is compared with it already).
+
+    Example:
+        >>> parent_variant("lamer-board", {"lamer": [], "lamer-board": [], "grpo": []})
+        'lamer'
+        >>> parent_variant("grpo-trials", {"grpo": [], "grpo-trials": []}) is None
+        True
+    """
+    cuts = [k for k in range(len(name) - 1, 0, -1) if name[k] == "-"]
+    found = next((name[:k] for k in cuts if name[:k] in variants), None)
+    return None if found in (None, "grpo") else found
+
+
+def _against_parent(
+    name: str, late: dict[int, dict[str, Any]], variants: dict[str, list[dict]]
+) -> list[tuple[str, list[float], list[float] | None]]:
+    """The rows comparing a variant with its :func:`parent_variant`, paired by seed."""
+    parent = parent_variant(name, variants)
+    if parent is None:
+        return []
+    base = {r["seed"]: late_scores(r) for r in variants[parent]}
+    paired = [s for s in late if s in base]
+    if not paired:
+        return []
+    gains = [_retry_gain(late[s]) - _retry_gain(base[s]) for s in paired]
+    pass1 = [late[s]["pass_at_k"][0] - base[s]["pass_at_k"][0] for s in paired]
+    rows = [(f"pass@3 - pass@1, minus {parent}'s (paired by seed)", gains, pass1)]
+    known = [(base[s]["known_mine_repeats"], late[s]["known_mine_repeats"]) for s in paired]
+    if all(None not in pair for pair in known):
+        fewer = [b - a for b, a in known]
+        rows.append((f"known-mine repeats, {parent}'s minus this one's (paired)", fewer, None))
+    return rows
 
 
 REFERENCE_TRIALS = 50
