@@ -67,3 +67,30 @@ def test_the_probe_trains_on_the_legal_answers_and_scores_per_kind():
     # a page whose every move is right is always scored right
     sure = ProbePage(pages[0].chat, pages[0].moves, frozenset(range(len(pages[0].moves))), "x")
     assert probe_accuracy(model, tokenizer, [sure]) == {"x": 1.0}
+
+
+def test_the_packed_scoring_equals_one_forward_per_answer_in_values_and_gradients():
+    import torch
+
+    from baselines.bench.learning_probe import _answer_logq, _answer_logq_full, _page_tensors
+    from mage_agents.tiny_model import build_tiny_model
+
+    settings = VARIANTS["minesweeper"]["lamer"]
+    pages = mine_pages(settings, range(40), seed=0)[:3]  # pages of different lengths
+    pages += kuhn_pages(VARIANTS["signature"]["mage"], 1, seed=0)[:2]  # and of 2 moves
+    model, tokenizer = build_tiny_model(seed=0, init_std=0.125)
+    encoded = _page_tensors(tokenizer, pages, "<action>{action}</action>")
+    assert len({len(p) for p, _, _ in encoded}) > 1 and len({len(a) for _, a, _ in encoded}) > 1
+    grads = []
+    for score in (_answer_logq, _answer_logq_full):
+        model.zero_grad()
+        logq = score(model, encoded, tokenizer.pad_token_id)
+        torch.stack([q[0] for q in logq]).sum().backward()
+        grads.append([p.grad.clone() for p in model.parameters()])
+        if score is _answer_logq:
+            packed = [q.detach() for q in logq]
+    full = [q.detach() for q in logq]
+    for a, b in zip(packed, full, strict=True):
+        assert a.shape == b.shape and torch.allclose(a, b, atol=1e-5)
+    for a, b in zip(*grads, strict=True):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-4)  # float32 sums in another order

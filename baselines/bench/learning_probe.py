@@ -205,7 +205,30 @@ def _page_tensors(tokenizer: Any, pages: Sequence[ProbePage], template: str) -> 
 
 
 def _answer_logq(model: Any, encoded: Sequence[tuple], pad: int) -> list[Any]:
-    """``log q`` of every legal answer of each page (the policy renormalised over them)."""
+    """``log q`` of every legal answer of each page (the policy renormalised over them).
+
+    The pages' answers are packed after their prompts in one forward, as the trainer scores
+    legal moves (:func:`~mage_agents.training.answer_logps.answer_logps`); a model whose
+    attention takes neither a custom mask nor a cache gets one forward per answer.
+    """
+    import torch
+
+    from mage_agents.training.answer_logps import answer_logps
+    from mage_agents.training.legal_logps import answer_tensors, sequence_scores
+
+    width = max(len(prompt) for prompt, _, _ in encoded)
+    ids = torch.tensor([[pad] * (width - len(p)) + p for p, _, _ in encoded])
+    mask = torch.tensor([[0] * (width - len(p)) + [1] * len(p) for p, _, _ in encoded])
+    answers, answer_mask = answer_tensors([a for _, a, _ in encoded], pad)
+    logps = answer_logps(model, ids, mask, answers, answer_mask, 1.0)
+    if logps is None:
+        return _answer_logq_full(model, encoded, pad)
+    scores = sequence_scores(logps.float(), answer_mask)
+    return [torch.log_softmax(scores[i, : len(a)], dim=0) for i, (_, a, _) in enumerate(encoded)]
+
+
+def _answer_logq_full(model: Any, encoded: Sequence[tuple], pad: int) -> list[Any]:
+    """:func:`_answer_logq` by one forward of ``[prompt | answer]`` per answer."""
     import torch
 
     sequences, spans = [], []
