@@ -333,6 +333,12 @@ def test_the_report_shows_the_sampled_opponent_only_where_every_run_scored_it(tm
     text = report(tmp_path / "runs", tmp_path / "figures")
     assert "| mage | 2 | cfr (held out, sampled) | -0.250 ± 0.000 | +0.250 ± 0.000 |" in text
     assert "| 0 | +0.000 | +0.000 | +0.000, +0.000 | -0.250, +0.250 |" in text
+    # above the best a hand can do against CFR without knowing the card: only memory gets there
+    from baselines.bench.learning_report_signature import blind_best
+
+    assert blind_best() == pytest.approx(-1 / 18, abs=2e-3)  # CFR's 1000 iterations, near Nash
+    above = f"| mage | 2 | {0.25 - blind_best():+.3f} ± 0.000 | shown |"
+    assert above in text
     older = _record(
         "signature", "mage", 2, 300, [{"returns": {**styles, "cfr-argmax": [0.0] * 3}}] * 3
     )

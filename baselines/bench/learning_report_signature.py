@@ -25,7 +25,7 @@ from baselines.bench.learning_common import (
 )
 
 __all__ = ["LATE", "BASELINE", "comparison_steps", "late_returns", "late_deal_gains", "signature"]
-__all__ += ["baseline_of", "held_out_twin", "start_confound"]
+__all__ += ["baseline_of", "blind_best", "held_out_twin", "start_confound"]
 
 LATE = 3
 """Scores averaged into a run's figure at a step (that step's and the two before it)."""
@@ -222,6 +222,35 @@ def baseline_of(name: str, variants: dict[str, list[dict[str, Any]]]) -> str | N
     return (same or twins or [None])[0]
 
 
+def blind_best(opponent: str = SAMPLED_HELD_OUT) -> float:
+    """The best expected return of one hand against ``opponent`` in the first seat.
+
+    A trial replays its deal, so a later hand that knows the opponent's card from an earlier
+    showdown can do better; against CFR's equilibrium no hand without that knowledge can (its
+    best response's value, about the game value -1/18).
+    """
+    from mage_envs.bounds import kuhn_bounds
+
+    return float(kuhn_bounds(opponent, seat=0).best_response_value)
+
+
+def _above_blind_best(variants: dict[str, list[dict]], step: int) -> list[str]:
+    """Each variant's final episode against the sampled CFR minus :func:`blind_best`."""
+    best = blind_best()
+    lines = [
+        f"| variant | seeds | final episode vs {SAMPLED_HELD_OUT}, minus the best memory-blind "
+        f"hand's {best:+.3f} | above it (memory read) |",
+        "|---|---|---|---|",
+    ]
+    for name, runs in variants.items():
+        late = [late_returns(r, step) for r in runs]
+        if not all(SAMPLED_HELD_OUT in x for x in late):
+            continue
+        m, h = interval95([x[SAMPLED_HELD_OUT][-1] - best for x in late])
+        lines.append(f"| {name} | {len(runs)} | {m:+.3f} ± {h:.3f} | {verdict(m, h)} |")
+    return lines if len(lines) > 2 else []
+
+
 def _memory_reading(variants: dict[str, list[dict]], step: int) -> list[str]:
     """The per-deal table (:mod:`baselines.bench.learning_deals`), against the training styles."""
     lines = [
@@ -274,7 +303,8 @@ def signature(variants: dict[str, list[dict]], figures: Path) -> list[str]:
                 f"run: at this seat it plays as {twin}, so it is not a held-out opponent here.",
                 "",
             ]
-        for table in (_versus_baseline(chosen, step), _memory_reading(chosen, step)):
+        tables = (_versus_baseline, _memory_reading, _above_blind_best)
+        for table in (t(chosen, step) for t in tables):
             lines += [*table, ""] if table else []
     for name, runs in sorted(variants.items()):
         lines += ["", f"`{name}` (returns averaged over the styles, at the run's last step):", ""]
