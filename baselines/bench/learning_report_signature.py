@@ -225,9 +225,9 @@ def baseline_of(name: str, variants: dict[str, list[dict[str, Any]]]) -> str | N
 def blind_best(opponent: str = SAMPLED_HELD_OUT) -> float:
     """The best expected return of one hand against ``opponent`` in the first seat.
 
-    A trial replays its deal, so a later hand that knows the opponent's card from an earlier
-    showdown can do better; against CFR's equilibrium no hand without that knowledge can (its
-    best response's value, about the game value -1/18).
+    A trial replays its deal, so a later hand that knows something of the opponent's card from
+    the earlier hands (a showdown, the opponent's moves) can do better; against CFR's equilibrium
+    no hand without that knowledge can (its best response's value, about the game value -1/18).
     """
     from mage_envs.bounds import kuhn_bounds
 
