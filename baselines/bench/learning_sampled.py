@@ -19,13 +19,13 @@ from typing import Any
 import pyspiel
 
 from baselines.bench.learning_common import DEALS, SAMPLED_HELD_OUT, deal_seeds, play_scored
+from mage_envs.games.kuhn_poker import BET, CARD_NAMES, PASS
 from mage_envs.opponents.base import PolicyOpponent, SeatView
 from mage_envs.opponents.registry import make_opponent
 
 __all__ = ["branch_weight", "sampled_returns"]
 
-_CARDS = "JQK"
-_PASS_MOVES = ("check", "fold")  # Kuhn's action 0 by the names the env lists; the rest are 1
+_PASS_MOVES = ("check", "fold")  # the env's names of PASS; those of BET are bet and call
 
 
 def branch_weight(
@@ -48,7 +48,7 @@ def branch_weight(
             weight *= 0.5
             continue
         state = game.new_initial_state()
-        for action in (_CARDS.index(deal[0]), _CARDS.index(deal[1]), first):
+        for action in (CARD_NAMES.index(deal[0]), CARD_NAMES.index(deal[1]), first):
             state.apply_action(action)
         probabilities = opponent.action_probabilities(SeatView.from_state(state, 1, game))
         weight *= probabilities.get(move, 0.0)
@@ -64,7 +64,7 @@ def _first_moves(trajectory: Any, episodes: int) -> list[int | None]:
         if turn.seat not in (None, 0, "first"):
             raise ValueError(f"Scored at the first seat only; a turn was at seat {turn.seat}.")
         if moves[turn.episode] is None:
-            moves[turn.episode] = 0 if turn.move in _PASS_MOVES else 1
+            moves[turn.episode] = PASS if turn.move in _PASS_MOVES else BET
     return moves
 
 
@@ -87,7 +87,7 @@ def sampled_returns(
     """
     policy = make_opponent(opponent, pyspiel.load_game("kuhn_poker"))
     episodes = trainer.args.trial.num_episodes
-    scripts = list(itertools.product((0, 1), repeat=episodes))
+    scripts = list(itertools.product((PASS, BET), repeat=episodes))
     cases = [
         ("script:" + ".".join(map(str, script)), seed)
         for seed in deal_seeds(trainer.args.env_id)
