@@ -129,7 +129,7 @@ def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
     from mage_agents.model_files import load_pretrained
 
     try:  # a folder, a .gguf file (loaded dense and saveable) or a fetched name (smollm2-135m)
-        return load_pretrained(spec, dtype="auto")
+        return load_pretrained(spec, dtype="auto", hub_kernels=bool(settings.get("hub_kernels")))
     except ValueError as error:
         raise ValueError(f"model {spec!r}: {error} Or give 'tiny'.") from None
 
