@@ -38,7 +38,12 @@ def read_config(path: Path, depth: int = 0) -> dict[str, Any]:
             under ``trial:``, or ``base:`` configs nested too deeply.
     """
     file = resolve_config(path, TRAIN_CONFIG_DIR, "training config")
-    data = yaml.safe_load(file.read_text()) or {}
+    data = yaml.safe_load(file.read_text())
+    if data is None or data == {}:
+        raise ValueError(
+            f"{path}: the training config is empty: give its settings (env_id, estimator, ...) "
+            "or base: a ready config to start from (python -m baselines.run train --help)."
+        )
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a training config is a YAML mapping of settings.")
     moved = [key for key in data if key in MOVED_TO_TRIAL]
