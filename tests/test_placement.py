@@ -185,3 +185,28 @@ def test_a_call_generates_all_its_trials_in_one_batch(model_dir):
     calls.clear()
     backend.generate([CHAT] * 24)
     assert calls == [10, 10, 4]
+
+
+def test_the_server_is_started_without_hub_kernels_on_the_chosen_device(monkeypatch, tmp_path):
+    import mage_agents.transformers_server as server
+
+    started = []
+
+    class Refused(Exception):
+        pass
+
+    def popen(command, env, **kwargs):
+        started.append((command, env))
+        raise Refused  # nothing is started: what it would have been started with is kept
+
+    monkeypatch.setattr(server, "serve_available", lambda: True)
+    monkeypatch.setattr(server.subprocess, "Popen", popen)
+    for options, kernels, device in (({}, "0", "auto"), ({"hub_kernels": True}, "1", "auto")):
+        with pytest.raises(Refused):
+            server.TransformersServer(tmp_path, **options).start()
+        command, env = started.pop()
+        assert env["USE_HUB_KERNELS"] == kernels and env["HF_HUB_OFFLINE"] == "1"
+        assert command[command.index("--device") + 1] == device
+    with pytest.raises(Refused):
+        server.TransformersServer(tmp_path, device="cpu").start()
+    assert started[0][0][started[0][0].index("--device") + 1] == "cpu"
