@@ -81,6 +81,8 @@ def _row(s: GroupSummary, compact: bool = False) -> dict[str, str]:
     for k, iv in enumerate(s.pass_at_k, start=1):
         row[f"pass@{k}"] = rate(iv)
     row["final return"] = mean_text(s.final_return)
+    if s.published_final_return is not None:
+        row["final return, published scoring"] = mean_text(s.published_final_return)
     if not compact:
         row["mean return"] = mean_text(s.mean_return)
     row["W/D/L"] = f"{s.win.value:.0%}/{s.draw.value:.0%}/{s.loss.value:.0%}" if s.win.n else "-"
@@ -100,7 +102,9 @@ def _row(s: GroupSummary, compact: bool = False) -> dict[str, str]:
         row["failed steps"] = str(s.failed_steps)
     if not compact or s.tokens_per_trial:
         row["tokens/trial"] = f"{s.tokens_per_trial:,.0f}"
-    row["trial time (s)"] = f"{s.wall_s:.2f}"  # summed over trials; batched trials overlap
+    # a trial's wall time, first answer to last; batched trials overlap, so their sum is more
+    # than the run took
+    row["wall s/trial"] = f"{s.wall_s / s.trials:.2f}"
     return row
 
 
@@ -132,7 +136,9 @@ def console_table(summaries: Sequence[GroupSummary], title: str) -> Table:
         title=title, caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width"
     )
     for column in columns:
-        table.add_column(column, justify="left" if column in summaries[0].key else "right")
+        key = column in summaries[0].key
+        # a name folds onto more lines rather than losing its end (local:smoll…)
+        table.add_column(column, justify="left" if key else "right", overflow="fold")
     for row in rows:
         table.add_row(*(row.get(c, "-") for c in columns))
     return table
@@ -198,7 +204,9 @@ def markdown_report(
         "off-format: moves read from answers without the requested format (no <action> tag, or "
         "other words around the move); forfeit: games cut off by invalid answers, lost in W/D/L "
         "and scored in every return as the env scores a forfeit (by default the game's worst "
-        "payoff).",
+        "payoff); final return, published scoring: the published env's figure, a forfeit "
+        "scored 0 (published answer rules only). wall s/trial: a trial's wall time, first "
+        "answer to last (batched trials overlap).",
     ]
     return "\n".join(parts) + "\n"
 
@@ -213,6 +221,11 @@ def write_csv(summaries: Sequence[GroupSummary], path: Path) -> None:
         intervals |= {
             "mean_return": s.mean_return,
             "final_return": s.final_return,
+            **(
+                {"final_return_published": s.published_final_return}
+                if s.published_final_return is not None
+                else {}
+            ),
             "win": s.win,
             "draw": s.draw,
             "loss": s.loss,
@@ -227,7 +240,8 @@ def write_csv(summaries: Sequence[GroupSummary], path: Path) -> None:
         for name, iv in intervals.items():
             row |= {name: iv.value, f"{name}_low": iv.low, f"{name}_high": iv.high}
         row |= {"failed_steps": s.failed_steps, "tokens_per_trial": s.tokens_per_trial}
-        row |= {"wall_s": s.wall_s, **{f"diversity_{k}": v for k, v in s.diversity.items()}}
+        row |= {"wall_s": s.wall_s, "wall_s_per_trial": s.wall_s / s.trials}  # wall_s: summed
+        row |= {f"diversity_{k}": v for k, v in s.diversity.items()}
         rows.append(row)
     fields: list[str] = []
     for row in rows:

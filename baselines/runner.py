@@ -146,8 +146,8 @@ def _record(trajectory: Trajectory, spec: TrialPlan) -> dict[str, Any]:
         # An incomplete trial: the episodes finished before the failure (None if none was).
         "trial": None if trajectory.result is None else trajectory.result.to_dict(),
         "final_payoff": info.get("payoff"),
-        # The final game ended because of invalid answers: a forfeit, not a finished game.
-        "final_forfeit": bool(info.get("episode_truncated") and info.get("invalid_action")),
+        # The final game ended because of invalid answers (or turns spent on them): a forfeit.
+        "final_forfeit": _final_forfeit(trajectory),
         "actions": [actions[k] for k in sorted(actions)],
         "steps": len(played),
         "play_steps": sum(t.phase == "play" for t in played),
@@ -168,6 +168,13 @@ def _record(trajectory: Trajectory, spec: TrialPlan) -> dict[str, Any]:
         # the clock stops, so it is not counted in the trial's time.
         "winnable": task_winnable(spec),
     }
+
+
+def _final_forfeit(trajectory: Trajectory) -> bool:
+    info, result = trajectory.final_info, trajectory.result
+    if result is not None and result.forfeits and result.forfeits[-1]:
+        return True  # the env said so (max_invalid_actions, or max_turns spent)
+    return bool(info.get("episode_truncated") and info.get("invalid_action"))
 
 
 RECORD_HEADER = ("trial_id", "agent", "env_id", "opponent", "task_seed", "repeat", "seed")

@@ -188,7 +188,7 @@ def tiny_tokenizer(extra_corpus: Sequence[str] = ()) -> Any:
 
     ``extra_corpus``: more text it is trained on (:func:`build_tiny_model`'s argument).
     """
-    from tokenizers import ByteLevelBPETokenizer
+    from tokenizers import ByteLevelBPETokenizer, Tokenizer
     from transformers import PreTrainedTokenizerFast
 
     corpus = [*_CORPUS, *_PROMPT_SENTENCES, *extra_corpus]
@@ -197,8 +197,12 @@ def tiny_tokenizer(extra_corpus: Sequence[str] = ()) -> Any:
     bpe.train_from_iterator(
         corpus * 4, vocab_size=1500, min_frequency=2, special_tokens=specials, show_progress=False
     )
+    # The trainer's wrapper is not a ``tokenizers.Tokenizer``: transformers' streaming response
+    # parser (TRL's tool calls, ``transformers serve``) needs the real one, which its JSON gives.
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, eos_token="<|endoftext|>", pad_token="<|pad|>"
+        tokenizer_object=Tokenizer.from_str(bpe.to_str()),
+        eos_token="<|endoftext|>",
+        pad_token="<|pad|>",
     )
     tokenizer.chat_template = CHAT_TEMPLATE
     tokenizer.response_template = dict(RESPONSE_TEMPLATE)
