@@ -226,7 +226,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     device = choose_device("cpu" if args.tiny else "auto")
     bf16 = device.startswith("cuda") and torch.cuda.is_bf16_supported()
     dtype = torch.bfloat16 if bf16 else torch.float32
-    torch.set_num_threads(1 if device == "cpu" else torch.get_num_threads())
+    if device == "cpu":
+        torch.set_num_threads(1)  # on busy shared cores two threads made steps 40x slower
     model, tokenizer = bench_model(args.tiny, device, dtype)
     parameters = Architecture.from_config(model.config.to_dict()).parameters()
     weight_bytes = sum(p.numel() * p.element_size() for p in model.parameters())
