@@ -131,10 +131,11 @@ class RunProgress:
         self.lines = lines if lines is not None else Console(stderr=True, width=200)
         self.every_s, self.clock = every_s, clock
         self._said = self.pace.started
-        self._bar: Progress | None = None
+        self.bar: Progress | None = None
+        """The rich bar, on a terminal (else ``None``)."""
         self._task: TaskID | None = None
         if console.is_terminal and total > 0:
-            self._bar = Progress(
+            self.bar = Progress(
                 TextColumn("{task.description}", markup=False),
                 BarColumn(),
                 MofNCompleteColumn(),
@@ -142,16 +143,16 @@ class RunProgress:
                 console=console,
                 transient=True,
             )
-            self._task = self._bar.add_task(name, total=total, pace=self.pace)
+            self._task = self.bar.add_task(name, total=total, pace=self.pace)
 
     def __enter__(self) -> RunProgress:
-        if self._bar is not None:
-            self._bar.start()
+        if self.bar is not None:
+            self.bar.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        if self._bar is not None:
-            self._bar.stop()
+        if self.bar is not None:
+            self.bar.stop()
 
     def answered(self, replies: Sequence[Reply]) -> None:
         """Count one step's answers (the bar's text moves at once)."""
@@ -161,13 +162,13 @@ class RunProgress:
     def trial_ended(self, record: dict[str, Any] | None = None) -> None:
         """Count one trial ended: the bar advances."""
         self.pace.trial_ended(record)
-        if self._bar is not None:
-            self._bar.update(self._task, completed=self.pace.trials)
+        if self.bar is not None:
+            self.bar.update(self._task, completed=self.pace.trials)
         self._say()
 
     def _say(self) -> None:
         """Off a terminal, a line when :attr:`every_s` has passed since the last one."""
         now = self.clock()
-        if self._bar is None and now - self._said >= self.every_s:
+        if self.bar is None and now - self._said >= self.every_s:
             self._said = now
             self.lines.print(f"{self.name}: {self.pace}", highlight=False, soft_wrap=True)
