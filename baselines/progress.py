@@ -19,7 +19,16 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TaskID,
+    TextColumn,
+)
+from rich.text import Text
 
 from mage_agents.base import Reply
 
@@ -91,8 +100,23 @@ class Pace:
             text += "), "
         elif self.trials:
             text += f"{self.trials / max(elapsed, 1e-9):.2f} {self.unit}/s, "
+        return text + f"{_clock(elapsed)} elapsed, ETA {self._eta(elapsed)}"
+
+    def rates(self) -> str:
+        """The rates and the ETA alone, short (what the bar shows beside its count)."""
+        elapsed = max(self.clock() - self.started, 1e-9)
+        if self.answers:
+            text = f"{self.answers / elapsed:.2f} answers/s"
+            text += f", {self.tokens / elapsed:.1f} tokens/s" if self.tokens else ""
+        elif self.trials:
+            text = f"{self.trials / elapsed:.2f} {self.unit}/s"
+        else:
+            return "waiting for the first answer"
+        return f"{text}, ETA {self._eta(elapsed)}"
+
+    def _eta(self, elapsed: float) -> str:
         eta = self.eta_s(elapsed)
-        return text + f"{_clock(elapsed)} elapsed, ETA {'?' if eta is None else _clock(eta)}"
+        return "?" if eta is None else _clock(eta)
 
 
 def _clock(seconds: float) -> str:
@@ -137,9 +161,9 @@ class RunProgress:
         if console.is_terminal and total > 0:
             self.bar = Progress(
                 TextColumn("{task.description}", markup=False),
-                BarColumn(),
+                BarColumn(bar_width=16),
                 MofNCompleteColumn(),
-                TextColumn("{task.fields[pace]}", markup=False),
+                _RatesColumn(),
                 console=console,
                 transient=True,
             )
@@ -172,3 +196,10 @@ class RunProgress:
         if self.bar is None and now - self._said >= self.every_s:
             self._said = now
             self.lines.print(f"{self.name}: {self.pace}", highlight=False, soft_wrap=True)
+
+
+class _RatesColumn(ProgressColumn):
+    """The bar's rates and ETA, read from its :class:`Pace` at each refresh."""
+
+    def render(self, task: Task) -> Text:
+        return Text(task.fields["pace"].rates())
