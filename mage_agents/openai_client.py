@@ -213,8 +213,9 @@ class OpenAIChatBackend:
             ticket = self._gate.acquire() if self._gate else 0
         except Stalled:
             raise EndpointError(
-                f"not sent: a request in flight found no answer within its deadline of "
-                f"{self.deadline_s:.0f} s (timeout_s) while this one waited (the server may hang)",
+                "not sent: a request in flight timed out while this one waited, and nothing "
+                f"was answered since (the server may hang; deadline {self.deadline_s:g} s, "
+                "timeout_s to change it)",
                 retryable=True,
             ) from None
         deadline = self.deadline_s  # fixed when sent: answers that come meanwhile change the next
