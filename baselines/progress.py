@@ -57,7 +57,7 @@ class Pace:
 
     def __init__(
         self, total: int, unit: str = "trials", clock: Callable[[], float] = time.monotonic
-    ):
+    ) -> None:
         self.total, self.unit, self.clock = int(total), unit, clock
         self.trials = self.answers = self.tokens = 0
         self.finished_answers = 0
