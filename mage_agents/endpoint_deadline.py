@@ -6,7 +6,9 @@ at 1.1 tokens/s do not fit in 60 s + 0.1 s a token) or waits far too long for a 
 hangs. Unless the backend's ``timeout_s`` is given, the deadline of an attempt is therefore:
 
 - before the server has answered: :data:`BASE_S` plus one second per token of ``max_tokens`` (a
-  server of one token a second is waited for), at most :data:`FIRST_MAX_S`;
+  server of one token a second is waited for), at most :data:`FIRST_MAX_S`; once such a wait has
+  timed out, the floor below until the server answers (a server that hangs is not waited for
+  that long again at every retry and every trial);
 - once it has: :data:`BASE_S` plus :data:`SLACK` times what ``max_tokens`` take at the speed of
   its last :data:`WINDOW` answers (their completion tokens over their seconds, each timed from
   sending to its last byte, so the wait in the server's queue counts);
@@ -60,12 +62,19 @@ class SpeedMeter:
     def __init__(self, window: int = WINDOW) -> None:
         self._answers: deque[tuple[float, int]] = deque(maxlen=window)
         self._lock = threading.Lock()
+        self.waited_in_vain = False
+        """A request timed out before the server's first answer."""
 
     def add(self, seconds: float, tokens: int) -> None:
         """Count one answer (one without a token count says nothing of the speed)."""
         if tokens > 0 and seconds > 0:
             with self._lock:
                 self._answers.append((seconds, tokens))
+
+    def timed_out(self) -> None:
+        """Count a request that timed out (before any answer: the first wait was in vain)."""
+        if not self._answers:
+            self.waited_in_vain = True
 
     def tokens_per_s(self) -> float | None:
         """Tokens over seconds of the last answers; ``None`` before the first."""
@@ -84,15 +93,26 @@ class SpeedMeter:
         self.__init__(state["window"])
 
 
-def speed_deadline(max_tokens: int, tokens_per_s: float | None) -> float:
+def speed_deadline(
+    max_tokens: int, tokens_per_s: float | None, waited_in_vain: bool = False
+) -> float:
     """The deadline of an attempt asking for ``max_tokens`` from a server this fast.
+
+    Args:
+        max_tokens: The answer's token budget.
+        tokens_per_s: The server's measured speed (``None``: it has not answered yet).
+        waited_in_vain: Before any answer, a first wait already timed out.
 
     Example:
         >>> speed_deadline(64, None), speed_deadline(64, 1.0), speed_deadline(64, 100.0)
         (124.0, 188.0, 66.4)
+        >>> speed_deadline(64, None, waited_in_vain=True)
+        66.4
     """
     floor = BASE_S + max_tokens / FLOOR_TOKENS_PER_S
     if tokens_per_s is None:
+        if waited_in_vain:
+            return floor
         return max(floor, min(BASE_S + max_tokens / FIRST_TOKENS_PER_S, FIRST_MAX_S))
     return max(floor, BASE_S + SLACK * max_tokens / tokens_per_s)
 
@@ -123,10 +143,14 @@ def timeout_reason(
             "timeout_s, or leave it unset to follow the server's speed)"
         )
     return (
-        f"timeout (no complete response within {deadline:.0f} s, the deadline that follows the "
-        f"server's speed; {seen}: for a slower server set timeout_s, e.g. --agent-option "
-        f"timeout_s={_generous(deadline)})"
+        f"timeout (no complete response within {_seconds(deadline)} s, the deadline that "
+        f"follows the server's speed; {seen}: for a slower server set timeout_s, e.g. "
+        f"--agent-option timeout_s={_generous(deadline)})"
     )
+
+
+def _seconds(seconds: float) -> str:
+    return f"{seconds:.0f}" if seconds >= 10 else f"{seconds:.2g}"
 
 
 def _speed(tokens_per_s: float) -> str:

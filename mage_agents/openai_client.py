@@ -163,7 +163,7 @@ class OpenAIChatBackend:
         """The deadline of the next attempt: ``timeout_s``, else one that follows the speed."""
         if self.timeout_s is not None:
             return self.timeout_s
-        return speed_deadline(self.max_tokens, self.speed.tokens_per_s())
+        return speed_deadline(self.max_tokens, self.speed.tokens_per_s(), self.speed.waited_in_vain)
 
     @property
     def gate(self) -> ConcurrencyGate | None:
@@ -227,6 +227,8 @@ class OpenAIChatBackend:
             return reply
         except EndpointError as error:
             timed_out = error.timed_out
+            if timed_out:
+                self.speed.timed_out()
             raise
         finally:
             if self._gate:

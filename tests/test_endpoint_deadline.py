@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from mage_agents import endpoint_deadline
+from mage_agents import openai_client
 from mage_agents.fake_endpoint import FakeChatServer
 from mage_agents.openai_client import OpenAIChatBackend
 
@@ -16,9 +16,15 @@ CHAT = [{"role": "user", "content": "Kuhn poker.\nLegal moves: check, bet."}]
 SLOW = 0.12  # seconds a token: about 8 tokens/s, slower than the old deadline's 10 tokens/s
 
 
+def _constants():
+    """The deadline's constants where the client reads them (a doctest run may import the
+    module a second time: the client's function knows its own)."""
+    return openai_client.speed_deadline.__globals__
+
+
 @pytest.fixture
 def short_base(monkeypatch):
-    monkeypatch.setattr(endpoint_deadline, "BASE_S", 0.1)
+    monkeypatch.setitem(_constants(), "BASE_S", 0.1)
 
 
 def _short_then_long():
@@ -52,7 +58,7 @@ def test_the_deadline_that_follows_the_servers_speed_lets_it_finish(short_base):
 
 
 def test_a_server_that_never_answers_still_fails_in_bounded_time(short_base, monkeypatch):
-    monkeypatch.setattr(endpoint_deadline, "FIRST_MAX_S", 0.4)  # the first answer's wait
+    monkeypatch.setitem(_constants(), "FIRST_MAX_S", 0.4)  # the first answer's wait
     with FakeChatServer(faults=["slow"] * 2, slow_s=3.0) as server:
         backend = OpenAIChatBackend(
             server.base_url, "m", max_tokens=2, max_retries=1, backoff_s=0.01

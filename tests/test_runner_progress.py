@@ -8,7 +8,6 @@ import sys
 import pytest
 from rich.console import Console
 
-from baselines import runner
 from baselines.agents import AgentFactory
 from baselines.progress import RunProgress
 from baselines.results import ResultsFile
@@ -112,7 +111,8 @@ def test_finished_trials_are_synced_in_groups_not_one_fsync_a_line(
     tmp_path, monkeypatch, every_s, syncs
 ):
     calls = []
-    monkeypatch.setattr(runner, "COMMIT_EVERY_S", every_s)
+    # where evaluate reads it (a doctest run may import the module a second time)
+    monkeypatch.setitem(evaluate.__globals__, "COMMIT_EVERY_S", every_s)
     monkeypatch.setattr("os.fsync", lambda fd: calls.append(fd))
     results = ResultsFile(tmp_path / "results.jsonl")
     store = TranscriptFile(tmp_path / "transcripts.jsonl.gz")
