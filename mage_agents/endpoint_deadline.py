@@ -6,9 +6,10 @@ at 1.1 tokens/s do not fit in 60 s + 0.1 s a token) or waits far too long for a 
 hangs. Unless the backend's ``timeout_s`` is given, the deadline of an attempt is therefore:
 
 - before the server has answered: :data:`BASE_S` plus one second per token of ``max_tokens`` (a
-  server of one token a second is waited for), at most :data:`FIRST_MAX_S`; once such a wait has
-  timed out, the floor below until the server answers (a server that hangs is not waited for
-  that long again at every retry and every trial);
+  server of one token a second is waited for), at most :data:`FIRST_MAX_S`; after
+  :data:`LONG_WAITS` such waits timed out, the floor below until the server answers (the second
+  wait covers a first request that loaded the model; a server that hangs is not waited for that
+  long at every retry of every trial);
 - once it has: :data:`BASE_S` plus :data:`SLACK` times what ``max_tokens`` take at the speed of
   its last :data:`WINDOW` answers (their completion tokens over their seconds, each timed from
   sending to its last byte, so the wait in the server's queue counts);
@@ -46,6 +47,9 @@ FLOOR_TOKENS_PER_S = 10.0
 WINDOW = 8
 """Answers the speed is measured on (the last ones: a server that slows down is followed)."""
 
+LONG_WAITS = 2
+"""Timeouts of the long first-answer deadline before the floor is used (until an answer)."""
+
 
 class SpeedMeter:
     """The completion tokens per second of an endpoint's last answers (thread-safe).
@@ -62,8 +66,8 @@ class SpeedMeter:
     def __init__(self, window: int = WINDOW) -> None:
         self._answers: deque[tuple[float, int]] = deque(maxlen=window)
         self._lock = threading.Lock()
-        self.waited_in_vain = False
-        """A request timed out before the server's first answer."""
+        self.waits_in_vain = 0
+        """Requests that timed out before the server's first answer."""
 
     def add(self, seconds: float, tokens: int) -> None:
         """Count one answer (one without a token count says nothing of the speed)."""
@@ -72,9 +76,9 @@ class SpeedMeter:
                 self._answers.append((seconds, tokens))
 
     def timed_out(self) -> None:
-        """Count a request that timed out (before any answer: the first wait was in vain)."""
+        """Count a request that timed out (before any answer: a first wait in vain)."""
         if not self._answers:
-            self.waited_in_vain = True
+            self.waits_in_vain += 1
 
     def tokens_per_s(self) -> float | None:
         """Tokens over seconds of the last answers; ``None`` before the first."""
@@ -93,25 +97,23 @@ class SpeedMeter:
         self.__init__(state["window"])
 
 
-def speed_deadline(
-    max_tokens: int, tokens_per_s: float | None, waited_in_vain: bool = False
-) -> float:
+def speed_deadline(max_tokens: int, tokens_per_s: float | None, waits_in_vain: int = 0) -> float:
     """The deadline of an attempt asking for ``max_tokens`` from a server this fast.
 
     Args:
         max_tokens: The answer's token budget.
         tokens_per_s: The server's measured speed (``None``: it has not answered yet).
-        waited_in_vain: Before any answer, a first wait already timed out.
+        waits_in_vain: Requests that timed out before the server's first answer.
 
     Example:
         >>> speed_deadline(64, None), speed_deadline(64, 1.0), speed_deadline(64, 100.0)
         (124.0, 188.0, 66.4)
-        >>> speed_deadline(64, None, waited_in_vain=True)
+        >>> speed_deadline(64, None, waits_in_vain=2)
         66.4
     """
     floor = BASE_S + max_tokens / FLOOR_TOKENS_PER_S
     if tokens_per_s is None:
-        if waited_in_vain:
+        if waits_in_vain >= LONG_WAITS:
             return floor
         return max(floor, min(BASE_S + max_tokens / FIRST_TOKENS_PER_S, FIRST_MAX_S))
     return max(floor, BASE_S + SLACK * max_tokens / tokens_per_s)

@@ -163,7 +163,7 @@ class OpenAIChatBackend:
         """The deadline of the next attempt: ``timeout_s``, else one that follows the speed."""
         if self.timeout_s is not None:
             return self.timeout_s
-        return speed_deadline(self.max_tokens, self.speed.tokens_per_s(), self.speed.waited_in_vain)
+        return speed_deadline(self.max_tokens, self.speed.tokens_per_s(), self.speed.waits_in_vain)
 
     @property
     def gate(self) -> ConcurrencyGate | None:
