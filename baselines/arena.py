@@ -39,8 +39,10 @@ from baselines.errors import (
     settings_error,
 )
 from baselines.outdir import FolderLock
-from baselines.planning import progress_bar
+from baselines.progress import RunProgress
 from baselines.results import ResultsFile
+from baselines.run_flags import add_threads_option
+from baselines.threads import threads_setting, use_threads
 
 __all__ = ["add_arguments", "describe", "command", "play_arena", "ArenaReport", "markdown"]
 
@@ -60,6 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--anchor", help="the player rated 0 (default: random if it plays, else the first)")
     add("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals")
     add("--out", help="folder for results.jsonl (resumable), arena.md and ratings.png")
+    add_threads_option(add)
     add("--no-plots", action="store_false", dest="plots", help="skip ratings.png")
     add("--import", action="append", dest="imports", default=[], help="a plug-in module")
 
@@ -198,12 +201,12 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
     try:
         if args.bootstrap < 0:
             raise ValueError(f"--bootstrap must be >= 0, not {args.bootstrap}.")
+        use_threads(threads_setting(args.threads))
         total = len(names) * (len(names) - 1) * max(args.games, 0)
         with (
             FolderLock(args.out) if args.out else contextlib.nullcontext(),
-            progress_bar(console, total) as bar,
+            RunProgress(console, "arena", total, unit="games") as progress,
         ):
-            task = bar.add_task("arena", total=total)
             report = play_arena(
                 args.env,
                 names,
@@ -212,7 +215,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
                 args.out,
                 anchor,
                 args.bootstrap,
-                progress=lambda game: bar.advance(task),
+                progress=lambda game: progress.trial_ended(),
             )
             _write(report, anchor, args)
     except KeyboardInterrupt:

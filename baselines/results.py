@@ -1,4 +1,8 @@
-"""The results file: one JSON line per finished trial, appended and fsync'd at once.
+"""The results file: one JSON line per finished trial, appended at once and fsync'd.
+
+A line is fsync'd as it is appended, or later with others (``append(..., sync=False)``, then
+:meth:`ResultsFile.sync`: the runner's group commit); either way it is written at once, so a
+killed process loses no line it appended.
 
 A run can be killed at any moment (``kill -9`` included) and rerun with the same command: the file
 is read back, a torn last line (a write cut short) is dropped, the file is cut back to its last

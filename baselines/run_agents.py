@@ -15,7 +15,8 @@ from rich.console import Console
 
 from baselines.agents import AgentFactory, build_agent_factory
 from baselines.outdir import TRANSCRIPTS_FILE, config_id, trial_prefix
-from baselines.planning import plan_run, progress_bar
+from baselines.planning import plan_run
+from baselines.progress import RunProgress
 from baselines.results import ResultsFile, missing_fields
 from baselines.run_report import Outcome
 from baselines.runner import evaluate, in_plan_order
@@ -85,17 +86,17 @@ def _evaluate_agent(
             f"{factory.name}: {len(resumed):,} of {len(plans):,} trials resumed from "
             f"{results.path}; {todo:,} to play."
         )
-    with progress_bar(console, todo) as progress:
-        bar = progress.add_task(factory.name, total=todo)
+    with RunProgress(console, factory.name, todo) as progress:
         finished = evaluate(
             factory,
             plans,
             results,
             workers=settings["workers"],
             batch_size=settings["batch_size"],
-            on_record=lambda _: progress.advance(bar),
+            on_record=progress.trial_ended,
             stop_after_failures=STOP_AFTER_FAILURES,
             transcripts=outcome.transcripts if settings["transcripts"] else None,
+            on_answers=progress.answered,
         )
     outcome.records += finished
     outcome.prefixes |= set(plans.prefixes)

@@ -22,6 +22,7 @@ import yaml
 
 import mage_envs
 from baselines.agents import parse_agent_config
+from baselines.threads import threads_setting
 from mage_envs.meta import TrialConfig
 
 __all__ = ["DEFAULTS", "CONFIG_DIR", "merge_settings", "ready_configs", "resolve_config"]
@@ -35,6 +36,7 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "workers": 1,
     "batch_size": 1,
+    "threads": None,
     "trial": {},
     "env_kwargs": {},
     "model_options": {},
@@ -52,7 +54,7 @@ MODEL_OPTIONS = ("base_url", "api_key_env", "strategy")
 """Flags that are options of model agents (scripted agents take none)."""
 
 _FLAG_KEYS = ("agents", "envs", "opponents", "tasks", "repeats", "seed", "workers")
-_FLAG_KEYS += ("batch_size", "out", "plots", "transcripts", "title")
+_FLAG_KEYS += ("batch_size", "threads", "out", "plots", "transcripts", "title")
 
 
 def ready_configs(directory: Path = CONFIG_DIR) -> list[str]:
@@ -209,6 +211,7 @@ def _check_settings(settings: dict[str, Any]) -> None:
     for key in ("plots", "transcripts"):
         if not isinstance(settings[key], bool):
             raise ValueError(f"{key} must be true or false, not {settings[key]!r}.")
+    settings["threads"] = threads_setting(settings["threads"])
     if not _is_int(settings["seed"]) or settings["seed"] < 0:
         raise ValueError(f"seed must be a non-negative integer, not {settings['seed']!r}.")
     envs = settings["envs"] or list(mage_envs.ENV_IDS)

@@ -1,9 +1,10 @@
-"""The transcripts file: one gzip member per trial, appended and fsync'd at once.
+"""The transcripts file: one gzip member per trial, each appended whole in one write.
 
 ``transcripts.jsonl.gz`` is a valid gzip file of JSON lines (``zcat`` reads it, and so does
-:func:`gzip.open`), made of one gzip member per trial: a trial is appended whole, in one write,
-and fsync'd. A run killed at any moment (``kill -9`` included) leaves at most a torn last member,
-which the next open cuts off, as the results file cuts a torn last line.
+:func:`gzip.open`), made of one gzip member per trial: a trial is appended whole, in one write
+(fsync'd at once, or later with the results: :meth:`TranscriptFile.sync`). A run killed at any
+moment (``kill -9`` included) leaves at most a torn last member, which the next open cuts off, as
+the results file cuts a torn last line.
 
 The results file is the record of what finished. The runner writes a trial's transcript just
 before its results line, so a kill between the two leaves a transcript whose trial is not
@@ -162,8 +163,13 @@ class TranscriptFile:
         start, end = self._where[trial_id]
         return end - start
 
-    def append(self, record: dict[str, Any]) -> bool:
-        """Write one transcript and fsync it; return False (and write nothing) if its id is in."""
+    def append(self, record: dict[str, Any], sync: bool = True) -> bool:
+        """Write one transcript and fsync it; return False (and write nothing) if its id is in.
+
+        ``sync=False`` writes it without waiting for the disk (a killed process loses nothing;
+        a machine that loses power may): the runner syncs a group of trials at once
+        (:meth:`sync`).
+        """
         trial_id = record.get("trial_id")
         if not isinstance(trial_id, str):
             raise ValueError("A transcript needs a string 'trial_id'.")
@@ -174,9 +180,16 @@ class TranscriptFile:
             start = handle.tell()
             handle.write(member)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         self._where[trial_id] = (start, start + len(member))
         return True
+
+    def sync(self) -> None:
+        """Make every transcript written so far durable (after appends with ``sync=False``)."""
+        if self.path.exists():
+            with open(self.path, "ab") as handle:
+                os.fsync(handle.fileno())
 
     def member(self, trial_id: str) -> bytes:
         """Return the gzip member of a trial's transcript, as stored.
