@@ -25,6 +25,7 @@ from baselines.outdir import TRANSCRIPTS_FILE, trial_prefix
 from baselines.report import plot_images
 from baselines.results import ResultsFile, missing_fields
 from baselines.run_flags import add_import_option
+from baselines.settings import text_setting
 from baselines.summary import summarize
 from baselines.summary_html import summary_page, write_summary_html
 from mage_agents.rollout import TranscriptFile
@@ -119,6 +120,8 @@ def command(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """Run ``report``; return the exit code (2 when the folder is none of the two kinds)."""
     folder: Path = args.folder
     try:
+        if args.title is not None:
+            text_setting("--title", args.title)
         if (folder / "results.jsonl").is_file():
             path = rebuild_run_page(folder, args.title, args.plots)
         elif (folder / "metrics.jsonl").is_file():

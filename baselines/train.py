@@ -50,6 +50,7 @@ from baselines.train_config import (
 from baselines.train_flags import add_field_flags, field_values, set_values
 from baselines.train_folder import plan_run, write_final_from
 from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
+from mage_agents.atomic_file import write_atomic
 
 __all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
 __all__ += ["build_parser", "build_config", "load_model", "read_config", "peft_config"]
@@ -179,7 +180,7 @@ def train(
     except OSError as error:
         raise folder_error("--out", out, error) from None
     text = yaml.safe_dump(_plain(settings), sort_keys=False)
-    on_main(config, lambda: (out / "config.yaml").write_text(text))
+    on_main(config, lambda: write_atomic(out / "config.yaml", text))
     on_main(config, lambda: write_resolved(out, config))
     model, tokenizer = load_model(settings)
     source = model.config._name_or_path

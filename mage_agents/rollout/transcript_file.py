@@ -22,6 +22,8 @@ from collections.abc import Container, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from mage_agents.atomic_file import atomic_writer
+
 __all__ = ["TranscriptFile", "write_transcripts", "read_transcripts", "gzip_member"]
 
 _MAGIC = b"\x1f\x8b\x08"  # a gzip member's first bytes (deflate)
@@ -219,15 +221,11 @@ def write_transcripts(path: str | Path, records: Iterable[dict[str, Any]]) -> in
     """Write a whole transcripts file at once (replaced atomically); return how many it holds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
     count = 0
-    with open(partial, "wb") as handle:
+    with atomic_writer(path, "wb") as handle:
         for record in records:
             handle.write(gzip_member(record))
             count += 1
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
     return count
 
 
