@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 from rich.console import Console
 
-from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, settings_error
+from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, print_warning, settings_error
 from baselines.run_flags import add_import_option
 from baselines.settings import ready_configs
 from baselines.train_config import (
@@ -167,6 +167,8 @@ def train(
     for line in (plan.message, launch_line(config)):
         if line and main:
             console.print(line, highlight=False)
+    if plan.warning and main:
+        print_warning(plan.warning)
     if plan.finished:
         if plan.final_from is not None and main:
             history = write_final_from(plan.final_from, settings["out"])
