@@ -49,6 +49,8 @@ def test_the_page_renders_without_console_errors_and_lists_and_opens_the_trials(
 
 def lone_surrogates(observation, info):
     """Answers holding lone UTF-16 surrogates (an answer cut inside a character), then a move."""
+    if info.get("phase") == "reflect":
+        return "<reflection>\udcff half \ud83d</reflection>"
     return f"\udcff half \ud83d <action>{info['legal_actions'][-1]}</action>"
 
 
