@@ -119,6 +119,9 @@ def play_arena(
         raise ValueError(f"--anchor {anchor!r} is not one of the players ({', '.join(names)}).")
     players = Players(env_id, names)
     store = ResultsFile(None if out is None else Path(out) / "results.jsonl")
+    damage = store.damage_note()
+    if damage:  # the file keeps the lines; a game recorded only there has no record
+        print_warning(f"{damage}; a game recorded only there is played again.")
     planned = schedule(names, games, seed)
     ids = [game_id(env_id, g) for g in planned]
     done = store.finished()

@@ -235,3 +235,19 @@ def test_arena_md_escapes_the_players_names(tmp_path):
     report = play_arena(KUHN, ["cfr", "random"], 2, 0, tmp_path, bootstrap=0)
     report.pairs[0] = dataclasses.replace(report.pairs[0], player="a|b\nc")
     assert "| a\\|b c | random |" in markdown(report, "random")
+
+
+def test_a_damaged_arena_line_is_named_and_its_game_played_again_once(tmp_path, capsys):
+    argv = ["arena", "--agents", "cfr", "random", "--games", "3", "--bootstrap", "20"]
+    argv += ["--out", str(tmp_path), "--no-plots"]
+    assert run.main(argv) == 0
+    lines = (tmp_path / "results.jsonl").read_bytes().split(b"\n")
+    lines[2] = b"\x00" * 10
+    (tmp_path / "results.jsonl").write_bytes(b"\n".join(lines))
+    capsys.readouterr()
+    assert run.main(argv) == 0
+    printed = capsys.readouterr()
+    assert "line 3 is damaged (not a JSON trial record)" in printed.err
+    assert "6 games (5 resumed, 1 played)" in printed.out
+    assert run.main(argv) == 0
+    assert "6 games (6 resumed, 0 played)" in capsys.readouterr().out
