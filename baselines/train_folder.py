@@ -136,9 +136,8 @@ def _finished_step(out: Path) -> int | None:
     damage = _damage(state)
     if damage:
         raise ValueError(
-            f"{state} is damaged ({damage}): the run's final model cannot be trusted. "
-            "--restart trains the run again (or delete final/ to write it from the last "
-            "checkpoint)."
+            f"{state} is damaged ({damage}): the step the run finished at cannot be read. "
+            "Delete final/ to write it again from the last checkpoint, or --restart."
         )
     return int(json.loads(state.read_text()).get("global_step", 0))
 
