@@ -27,6 +27,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from baselines.arena_exact import exact_values
 from baselines.arena_games import Players, game_id, schedule
@@ -193,7 +194,7 @@ def _print(report: ArenaReport, anchor: str, console: Console) -> None:
         table.add_column(column, justify="left" if column == "player" else "right")
     for r in report.ratings:
         interval = f"[{r.low:+.0f}, {r.high:+.0f}]"
-        table.add_row(r.name, f"{r.rating:+.0f}", interval, str(r.matches))
+        table.add_row(Text(r.name), f"{r.rating:+.0f}", interval, str(r.matches))
     console.print(table)
     pairs = Table(title="Head to head (both seats, the same deals)")
     columns = ["player", "opponent", "W/D/L", "win rate [95% Wilson]", "mean payoff ± 95%"]
@@ -201,7 +202,7 @@ def _print(report: ArenaReport, anchor: str, console: Console) -> None:
     for column in columns:
         pairs.add_column(column, justify="left" if column in ("player", "opponent") else "right")
     for p in report.pairs:
-        row = [p.player, p.other, f"{p.wins}/{p.draws}/{p.losses}"]
+        row = [Text(p.player), Text(p.other), f"{p.wins}/{p.draws}/{p.losses}"]
         row += [f"{p.win_rate:.3f} [{p.win_low:.3f}, {p.win_high:.3f}]"]
         row.append(f"{p.mean_payoff:+.4f} ± {p.payoff_ci95:.4f}")
         if report.exact:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from baselines.achievable import achievable_interval
 from baselines.summary import GroupSummary, Interval, summarize
@@ -166,15 +167,16 @@ def table_cells(
 def console_table(summaries: Sequence[GroupSummary], title: str) -> Table:
     """Return a rich table of the summaries (pass@k and rates with 95% intervals)."""
     columns, rows = _rows(summaries, compact=True)
-    table = Table(
-        title=title, caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width"
+    table = Table(  # names and the title are the user's text, never rich markup
+        title=Text(title),
+        caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width",
     )
     for column in columns:
         key = column in summaries[0].key
         # a name folds onto more lines rather than losing its end (local:smoll…)
         table.add_column(column, justify="left" if key else "right", overflow="fold")
     for row in rows:
-        table.add_row(*(row.get(c, "-") for c in columns))
+        table.add_row(*(Text(row.get(c, "-")) for c in columns))
     return table
 
 

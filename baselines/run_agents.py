@@ -91,7 +91,8 @@ def _evaluate_agent(
     if resumed:
         console.print(
             f"{factory.name}: {len(resumed):,} of {len(plans):,} trials resumed from "
-            f"{results.path}; {todo:,} to play."
+            f"{results.path}; {todo:,} to play.",
+            markup=False,  # the name is the user's text
         )
     with RunProgress(console, factory.name, todo) as progress:
         finished = evaluate(

@@ -142,3 +142,14 @@ def test_models_path_names_only_a_folder_that_holds_the_model(tmp_path, capsys):
     (folder / "model.safetensors").write_bytes(b"")
     assert models_cli.main(argv) == 0
     assert capsys.readouterr().out.strip() == str(folder.absolute())
+
+
+def test_names_and_titles_are_printed_as_text_not_console_markup(tmp_path, capsys):
+    config = tmp_path / "c.yaml"
+    settings = {"agents": [{"kind": "random", "name": "a[/]b"}], "envs": ["mage/KuhnPoker-v0"]}
+    config.write_text(yaml.safe_dump({**settings, "tasks": 1, "plots": False}))
+    argv = ["--config", str(config), "--out", str(tmp_path / "run"), "--title", "[bold]t[/]"]
+    assert run.main(argv) == 0
+    assert run.main(argv) == 0  # the resume line names the agent too
+    printed = capsys.readouterr().out
+    assert "[bold]t[/]" in printed and "a[/]b: 1 of 1 trials resumed" in printed
