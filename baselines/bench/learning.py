@@ -302,7 +302,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--name", help="folder name of these runs (default: the variant)")
     run.add_argument(
-        "--tasks", type=int, default=12, help="pretrained: held-out tasks per opponent (12)"
+        "--tasks",
+        type=positive_int,
+        default=12,
+        help="pretrained: held-out tasks per opponent (12)",
     )
     probe = sub.add_parser("probe", help="can the tiny model read its memory? (supervised)")
     probe.add_argument("--part", choices=("signature", "minesweeper"), default="signature")

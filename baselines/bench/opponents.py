@@ -105,7 +105,10 @@ def main(argv: list[str]) -> None:
         "--games", type=positive_int, default=40, help="tic-tac-toe games per MCTS size"
     )
     parser.add_argument(
-        "--python-moves", type=int, default=10, help="moves timed for the Python MCTS reference"
+        "--python-moves",
+        type=positive_int,
+        default=10,
+        help="moves timed for the Python MCTS reference",
     )
     args = parser.parse_args(argv)
     print(
