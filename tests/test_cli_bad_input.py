@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from baselines import models as models_cli
-from baselines import run
+from baselines import run, run_report
 from baselines.bench.__main__ import main as bench_main
 from baselines.report import markdown_cell
 from mage_agents.atomic_file import write_atomic
@@ -42,6 +42,17 @@ def test_a_failed_report_rewrite_leaves_the_reports_of_the_good_run(tmp_path, ca
     assert run.main(["report", str(out), "--title", bad]) == 2
     assert "title must be UTF-8 text" in capsys.readouterr().err
     assert not list(out.glob("*.partial")) and not list(out.glob(".*partial"))
+
+
+def test_a_report_that_fails_while_written_leaves_the_old_one(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "run"
+    assert run.main([*KUHN, "--out", str(out)]) == 0
+    before = (out / "summary.md").read_bytes()
+    # text that cannot be written, as a title with bytes that are no UTF-8 was before its check
+    monkeypatch.setattr(run_report, "markdown_report", lambda *args: "# cut \udcff\n")
+    assert run.main([*KUHN, "--out", str(out)]) == 2
+    assert "surrogates not allowed" in capsys.readouterr().err
+    assert (out / "summary.md").read_bytes() == before  # not emptied: the old report stays
 
 
 def test_a_write_that_fails_halfway_leaves_the_old_file(tmp_path):
