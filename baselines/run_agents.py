@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 
 from baselines.agents import AgentFactory, build_agent_factory
+from baselines.errors import print_warning
 from baselines.outdir import TRANSCRIPTS_FILE, config_id, trial_prefix
 from baselines.planning import plan_run
 from baselines.progress import RunProgress
@@ -34,10 +35,16 @@ def run(settings: dict[str, Any], console: Console) -> Outcome:
     factories = [build_agent_factory(config) for config in settings["agents"]]
     _check_names(factories)
     results = ResultsFile(Path(out) / "results.jsonl" if out else None)
+    damage = results.damage_note()
+    if damage:  # the file keeps the lines; a trial recorded only there has no record
+        print_warning(f"{damage}; a trial recorded only there is played again.")
     outcome = Outcome()
     if out and (settings["transcripts"] or (Path(out) / TRANSCRIPTS_FILE).exists()):
         # opened with the finished trials: a transcript without its results line is dropped
         outcome.transcripts = TranscriptFile(Path(out) / TRANSCRIPTS_FILE, results.finished())
+        damage = outcome.transcripts.damage_note()
+        if damage:
+            print_warning(f"{damage}.")
     for factory in factories:
         _evaluate_agent(settings, factory, results, outcome, console)
     outcome.config = config_id(outcome.prefixes)
@@ -84,7 +91,8 @@ def _evaluate_agent(
     if resumed:
         console.print(
             f"{factory.name}: {len(resumed):,} of {len(plans):,} trials resumed from "
-            f"{results.path}; {todo:,} to play."
+            f"{results.path}; {todo:,} to play.",
+            markup=False,  # the name is the user's text
         )
     with RunProgress(console, factory.name, todo) as progress:
         finished = evaluate(

@@ -45,3 +45,21 @@ def test_the_page_renders_without_console_errors_and_lists_and_opens_the_trials(
     assert "Hidden from the agent" in page.dom and "opponent_card" in page.dom
     assert '<a href="transcripts.jsonl.gz">' in page.dom
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def lone_surrogates(observation, info):
+    """Answers holding lone UTF-16 surrogates (an answer cut inside a character), then a move."""
+    if info.get("phase") == "reflect":
+        return "<reflection>\udcff half \ud83d</reflection>"
+    return f"\udcff half \ud83d <action>{info['legal_actions'][-1]}</action>"
+
+
+def test_a_transcript_with_lone_surrogates_renders_and_its_dom_reads(tmp_path):
+    out = tmp_path / "run"
+    agent = f"python:{__name__}:lone_surrogates"
+    argv = ["--agent", agent, "--env", "mage/KuhnPoker-v0", "--tasks", "2", "--no-plots"]
+    assert main([*argv, "--out", str(out)]) == 0
+    trial_id = json.loads((out / "results.jsonl").read_text().splitlines()[0])["trial_id"]
+    page = open_page(page_url(out / "summary.html", trial_id))  # --dump-dom crashed on these
+    assert page.console == [] and page.dom.count('class="attempt"') == 3
+    assert "\ufffd half \ufffd " in page.dom  # each lone surrogate shown as U+FFFD

@@ -17,10 +17,13 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import zlib
 from collections.abc import Container, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from mage_agents.atomic_file import atomic_writer
 
 __all__ = ["TranscriptFile", "write_transcripts", "read_transcripts", "gzip_member"]
 
@@ -67,6 +70,39 @@ def _decode(text: bytes) -> dict[str, Any] | None:
     if isinstance(record, dict) and isinstance(record.get("trial_id"), str):
         return record
     return None
+
+
+def _counts(record: dict[str, Any] | None, keep: Container[str] | None) -> bool:
+    return record is not None and (keep is None or record["trial_id"] in keep)
+
+
+_TRIAL_ID = re.compile(rb'"trial_id": "((?:[^"\\]|\\.)*)"')
+
+
+def _damaged(data: bytes, start: int, end: int) -> str:
+    """Name a damaged member: its trial (read from what inflates before the damage) and bytes.
+
+    Example:
+        >>> member = bytearray(gzip_member({"trial_id": "a|b", "turns": list(range(3000))}))
+        >>> member[2000:2008] = bytes(8)
+        >>> _damaged(bytes(member), 0, len(member))
+        'trial a|b (bytes 0-6577)'
+    """
+    inflater, text = zlib.decompressobj(wbits=31), b""
+    try:
+        for offset in range(start, end, 64):  # in small pieces: keep what comes before the damage
+            text += inflater.decompress(data[offset : min(offset + 64, end)])
+    except zlib.error:
+        pass
+    found = _TRIAL_ID.search(text)
+    where = f"bytes {start}-{end}"
+    if found is None:
+        return where
+    try:
+        trial_id = json.loads(b'"' + found.group(1) + b'"')
+    except ValueError:
+        return where
+    return f"trial {trial_id} ({where})"
 
 
 def _scan(data: bytes) -> Iterator[tuple[int, int, dict[str, Any] | None]]:
@@ -121,6 +157,8 @@ class TranscriptFile:
         self._where: dict[str, tuple[int, int]] = {}
         self.dropped = 0
         """Members dropped when the file was opened: torn, unreadable or of unfinished trials."""
+        self.damaged: list[str] = []
+        """The unreadable members amid readable ones: ``trial ID (bytes S-E)`` each."""
         if repair:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
@@ -128,20 +166,53 @@ class TranscriptFile:
 
     def _load(self, keep: Container[str] | None, repair: bool) -> None:
         data = self.path.read_bytes()
-        cut = len(data)  # where the trailing members that do not count begin
-        for start, end, record in _scan(data):
-            counts = record is not None and (keep is None or record["trial_id"] in keep)
-            if counts:
+        spans = list(_scan(data))
+        counts = [_counts(record, keep) for _, _, record in spans]
+        self.dropped = counts.count(False)
+        tail = len(spans)  # the members after the last that counts: torn, or not finished
+        while tail and not counts[tail - 1]:
+            tail -= 1
+        if repair:
+            data, spans = self._repair(data, spans[:tail], tail < len(spans), keep)
+        for start, end, record in spans[:tail]:
+            if record is None:
+                self.damaged.append(_damaged(data, start, end))
+            elif _counts(record, keep):
                 self._where[record["trial_id"]] = (start, end)  # the last one wins
-                cut = len(data)
-            else:
-                self.dropped += 1
-                cut = min(cut, start)
-        if cut < len(data) and repair:
+
+    def _repair(
+        self, data: bytes, spans: list, torn: bool, keep: Container[str] | None
+    ) -> tuple[bytes, list]:
+        """Cut the trailing members that do not count, and drop those of unfinished trials.
+
+        A complete transcript of an unfinished trial amid the others is one whose results line
+        was damaged after it was written: the trial is played again, and its replay leaves it
+        one transcript. Damaged members stay as they are (named, not destroyed).
+        """
+        kept = [span for span in spans if span[2] is None or _counts(span[2], keep)]
+        if len(kept) < len(spans):  # rare: rewritten whole, at once
+            data = b"".join(data[start:end] for start, end, _ in kept)
+            with atomic_writer(self.path, "wb") as handle:
+                handle.write(data)
+            return data, list(_scan(data))
+        if torn:
             with open(self.path, "r+b") as handle:
-                handle.truncate(cut)
+                handle.truncate(spans[-1][1] if spans else 0)
                 handle.flush()
                 os.fsync(handle.fileno())
+        return data, spans
+
+    def damage_note(self) -> str | None:
+        """One line naming the transcripts that cannot be read (``None`` if there are none)."""
+        if not self.damaged:
+            return None
+        shown = "; ".join(self.damaged[:5])
+        more = f"; and {len(self.damaged) - 5} more" if len(self.damaged) > 5 else ""
+        return (
+            f"{self.path}: {len(self.damaged)} damaged transcript(s) cannot be read ({shown}"
+            f"{more}); their trials' results are intact in results.jsonl, only these "
+            "transcripts are lost"
+        )
 
     def __contains__(self, trial_id: object) -> bool:
         return trial_id in self._where
@@ -219,15 +290,11 @@ def write_transcripts(path: str | Path, records: Iterable[dict[str, Any]]) -> in
     """Write a whole transcripts file at once (replaced atomically); return how many it holds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
     count = 0
-    with open(partial, "wb") as handle:
+    with atomic_writer(path, "wb") as handle:
         for record in records:
             handle.write(gzip_member(record))
             count += 1
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
     return count
 
 
