@@ -63,3 +63,37 @@ def test_a_transcript_with_lone_surrogates_renders_and_its_dom_reads(tmp_path):
     page = open_page(page_url(out / "summary.html", trial_id))  # --dump-dom crashed on these
     assert page.console == [] and page.dom.count('class="attempt"') == 3
     assert "\ufffd half \ufffd " in page.dom  # each lone surrogate shown as U+FFFD
+
+
+# Appended to a copy of the page: lists the table headers whose right edge lies past the window.
+PAST_EDGE_PROBE = """<script>
+addEventListener("load", () => setTimeout(() => {
+  const past = [...document.querySelectorAll("#tables th")]
+    .filter((th) => th.getBoundingClientRect().right > innerWidth)
+    .map((th) => th.textContent);
+  document.body.dataset.pastEdge = JSON.stringify(past);
+}, 0));
+</script>"""
+
+
+def junk(observation, info):
+    return "I am not sure."
+
+
+def test_the_key_columns_stay_on_a_1400_px_screen(tmp_path):
+    import html
+    import re
+
+    out = tmp_path / "run"
+    argv = ["--config", "mage_kuhn", "--agent", f"python:{__name__}:junk", "--agent", "random"]
+    assert main([*argv, "--tasks", "2", "--no-plots", "--out", str(out)]) == 0
+    page = (out / "summary.html").read_text(encoding="utf-8")
+    probe = out / "probe.html"
+    probe.write_text(page.replace("</body>", PAST_EDGE_PROBE + "</body>"), encoding="utf-8")
+    dom = open_page(page_url(probe), window=(1400, 1000)).dom
+    past = json.loads(html.unescape(re.search(r'data-past-edge="([^"]*)"', dom).group(1)))
+    key = {"agent", "final return", "final return, published scoring", "W/D/L", "invalid"}
+    key |= {"forfeit", "% of achievable"}
+    assert not key & set(past), past
+    narrow = open_page(page_url(probe), window=(700, 1000)).dom  # the probe itself works
+    assert "% of achievable" in html.unescape(re.search(r'data-past-edge="([^"]*)"', narrow)[1])
