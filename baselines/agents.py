@@ -106,6 +106,9 @@ def parse_agent_config(config: str | dict[str, Any]) -> dict[str, Any]:
         raise TypeError(f"An agent config is a string or a dict, not {type(config).__name__}.")
     if options["kind"] == "random-legal":
         options["kind"] = "random"
+    name = options.get("name")
+    if name is not None and not (isinstance(name, str) and name.strip()):
+        raise ValueError(f"An agent's name is text, e.g. name: qwen-greedy; not {name!r}.")
     at_url = _MODEL_AT_URL.fullmatch(str(options.get("arg", "")))
     if options["kind"] == "openai" and at_url and "base_url" not in options:
         options["arg"], options["base_url"] = at_url.group(1), at_url.group(2)

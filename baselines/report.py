@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from baselines.achievable import achievable_interval
 from baselines.summary import GroupSummary, Interval, summarize
+from mage_agents.atomic_file import atomic_writer, write_atomic
 
 __all__ = [
     "rate_text",
@@ -27,6 +29,8 @@ __all__ = [
     "write_plots",
     "plot_images",
     "table_cells",
+    "markdown_cell",
+    "spreadsheet_cell",
     "BREAKDOWNS",
     "PLOTS",
 ]
@@ -56,6 +60,37 @@ def mean_text(iv: Interval) -> str:
     if math.isnan(iv.half_width):
         return f"{iv.value:+.3f}"
     return f"{iv.value:+.3f} ± {iv.half_width:.3f}"
+
+
+def markdown_cell(text: str) -> str:
+    r"""Return ``text`` as one cell of a Markdown table, whatever it holds.
+
+    Agent and opponent names are the user's text: a ``|`` would split the cell and a line
+    break end the table, so pipes (and the backslashes that could escape them) are escaped
+    and line breaks become spaces.
+
+    Example:
+        >>> markdown_cell("a|b\nc")
+        'a\\|b c'
+    """
+    escaped = text.replace("\\", "\\\\").replace("|", "\\|")
+    return " ".join(escaped.splitlines())
+
+
+SPREADSHEET_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a CSV cell as a formula."""
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """Return a CSV value that no spreadsheet runs as a formula (text gets a leading ``'``).
+
+    Example:
+        >>> spreadsheet_cell("=HYPERLINK(0)"), spreadsheet_cell("random"), spreadsheet_cell(-1.0)
+        ("'=HYPERLINK(0)", 'random', -1.0)
+    """
+    if isinstance(value, str) and value.startswith(SPREADSHEET_FORMULA):
+        return "'" + value
+    return value
 
 
 def _key_text(key: dict[str, Any]) -> list[str]:
@@ -132,22 +167,24 @@ def table_cells(
 def console_table(summaries: Sequence[GroupSummary], title: str) -> Table:
     """Return a rich table of the summaries (pass@k and rates with 95% intervals)."""
     columns, rows = _rows(summaries, compact=True)
-    table = Table(
-        title=title, caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width"
+    table = Table(  # names and the title are the user's text, never rich markup
+        title=Text(title),
+        caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width",
     )
     for column in columns:
         key = column in summaries[0].key
         # a name folds onto more lines rather than losing its end (local:smoll…)
         table.add_column(column, justify="left" if key else "right", overflow="fold")
     for row in rows:
-        table.add_row(*(row.get(c, "-") for c in columns))
+        table.add_row(*(Text(row.get(c, "-")) for c in columns))
     return table
 
 
 def _markdown_table(summaries: Sequence[GroupSummary]) -> str:
     columns, rows = _rows(summaries)
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(row.get(c, "-") for c in columns) + " |" for row in rows]
+    cells = [[markdown_cell(row.get(c, "-")) for c in columns] for row in rows]
+    lines = ["| " + " | ".join(map(markdown_cell, columns)) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
     return "\n".join(lines)
 
 
@@ -171,7 +208,8 @@ def _diversity_lines(summaries: Sequence[GroupSummary]) -> list[str]:
         if s.diversity:
             d = s.diversity
             lines.append(
-                f"| {' | '.join(_key_text(s.key))} | {d['tasks']} | {d['distinct_share']:.2f} | "
+                f"| {' | '.join(map(markdown_cell, _key_text(s.key)))} | {d['tasks']} | "
+                f"{d['distinct_share']:.2f} | "
                 f"{d['sequence_entropy']:.2f} | {d['action_entropy']:.2f} |"
             )
     if not lines:
@@ -188,7 +226,8 @@ def markdown_report(
     summaries: Sequence[GroupSummary], records: Sequence[dict[str, Any]], title: str
 ) -> str:
     """Return ``summary.md``: the main table, the breakdowns and the diversity figures."""
-    parts = [f"# {title}", "", _markdown_table(summaries), ""]
+    heading = " ".join(title.splitlines())  # a line break would end the heading
+    parts = [f"# {heading}", "", _markdown_table(summaries), ""]
     for heading, key in BREAKDOWNS.items():
         parts += [
             f"## {heading.capitalize()}",
@@ -246,10 +285,10 @@ def write_csv(summaries: Sequence[GroupSummary], path: Path) -> None:
     fields: list[str] = []
     for row in rows:
         fields.extend(f for f in row if f not in fields)
-    with open(path, "w", newline="") as handle:
+    with atomic_writer(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: spreadsheet_cell(v) for k, v in row.items()} for row in rows)
 
 
 def write_plots(
@@ -259,7 +298,7 @@ def write_plots(
     paths = []
     for name, _, png in plot_images(summaries, records):
         paths.append(out / name)
-        paths[-1].write_bytes(png)
+        write_atomic(paths[-1], png)
     return paths
 
 
