@@ -52,7 +52,7 @@ _MODEL_AT_URL = re.compile(r"(.+?)@(https?://.+)")
 
 TRANSPORT_OPTIONS = frozenset(
     {"base_url", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "backoff_s"}
-    | {"max_backoff_s", "batch_size", "device", "adaptive_concurrency", "server"}
+    | {"max_backoff_s", "batch_size", "device", "hub_kernels", "adaptive_concurrency", "server"}
 )
 """Options that change how answers are fetched, not what the agent plays."""
 

@@ -50,6 +50,7 @@ from baselines.train_config import (
 from baselines.train_flags import add_field_flags, field_values, set_values
 from baselines.train_folder import plan_run, write_final_from
 from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
+from baselines.train_refusals import machine_refusals
 from mage_agents.atomic_file import write_atomic
 
 __all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
@@ -158,6 +159,9 @@ def train(
     ignore_checkpointing_renames()  # TRL's calls, not the run's to read
     config = build_config(settings)
     check_trials(config)  # an unknown env id, env keyword or opponent fails before the model loads
+    refusals = machine_refusals(config)  # what the run would die on, said before the model loads
+    if refusals:
+        raise ValueError(" ".join(refusals))
     constant = config.lr_scheduler_type.value == "constant"
     plan = decided_on_main(  # under accelerate launch: one process decides, and removes
         config,

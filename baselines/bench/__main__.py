@@ -24,6 +24,7 @@ BENCHMARKS = {
     "prompt_example": "baselines.bench.prompt_example",
     "trial_sizes": "baselines.bench.trial_sizes",
     "report": "baselines.bench.report",
+    "gpu": "baselines.bench.gpu",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
 
