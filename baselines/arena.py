@@ -40,7 +40,7 @@ from baselines.errors import (
     print_warning,
     settings_error,
 )
-from baselines.outdir import FolderLock
+from baselines.folder_lock import FolderLock
 from baselines.progress import RunProgress
 from baselines.report import markdown_cell
 from baselines.results import ResultsFile
@@ -227,7 +227,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         use_threads(threads_setting(args.threads))
         total = len(names) * (len(names) - 1) * max(args.games, 0)
         with (
-            FolderLock(args.out) if args.out else contextlib.nullcontext(),
+            FolderLock(args.out, "arena") if args.out else contextlib.nullcontext(),
             RunProgress(console, "arena", total, unit="games") as progress,
         ):
             report = play_arena(
