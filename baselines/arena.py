@@ -123,13 +123,15 @@ def play_arena(
     damage = store.damage_note()
     if damage:  # the file keeps the lines; a game recorded only there has no record
         print_warning(f"{damage}; a game recorded only there is played again.")
-    planned = schedule(names, games, seed)
-    ids = [game_id(env_id, g) for g in planned]
+    planned = schedule(names, games, seed)  # lazy: each game made as its turn comes
     done = store.finished()
-    resumed = sum(i in done for i in ids)
+    ids, resumed = set(), 0  # the games met so far (resumed or played): as many as records
     synced = time.perf_counter()
-    for game, gid in zip(planned, ids, strict=True):
+    for game in planned:
+        gid = game_id(env_id, game)
+        ids.add(gid)
         if gid in done:
+            resumed += 1
             continue
         record = players.play(game)
         base = {"trial_id": gid, "env_id": env_id, "first": game.first, "second": game.second}

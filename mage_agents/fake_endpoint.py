@@ -5,7 +5,9 @@ listed in the prompt, inside ``<action>`` tags) and can inject faults, one per r
 queue: ``"slow"`` (sleeps past the client's timeout), ``"drip"`` (sends a normal answer one byte
 every ``drip_s``), ``"reset"`` (closes the connection without an answer), ``"500"``, ``"429"``
 (with ``Retry-After``), ``"malformed"`` (invalid JSON), ``"bad_usage"`` (a normal answer whose
-``usage`` is not a mapping), ``"null"`` (a healthy answer whose content is ``null``) and ``"401"``.
+``usage`` is not a mapping), ``"null"`` (a healthy answer whose content is ``null``), ``"401"``
+and ``"huge"`` (an answer of ``huge_bytes`` bytes, streamed without a ``Content-Length``, so that
+only reading it tells its size; it is never held in memory whole, here either).
 With ``seconds_per_token=s`` every answer takes ``s`` seconds per completion token before it is
 sent (a slow server: 1 token/s on a busy CPU is ``s=1``).
 With ``refuse={"top_k": detail}`` it answers HTTP 422 with that detail to every request carrying
@@ -82,6 +84,7 @@ class FakeChatServer:
         stop_after: Stop listening after this many requests (``None``: never).
         refuse: Request field -> the detail of the HTTP 422 answered to requests carrying it.
         seconds_per_token: How long each answer takes per completion token (a slow server).
+        huge_bytes: The size of a ``"huge"`` answer.
         echo_key: Echo the request's key in ``"500"`` and ``"401"`` answers, encoded as
             :data:`KEY_ECHOES` says (``None``: ``error_body``).
     """
@@ -98,7 +101,9 @@ class FakeChatServer:
         refuse: dict[str, str] | None = None,
         seconds_per_token: float = 0.0,
         echo_key: str | None = None,
+        huge_bytes: int = 300 * 2**20,
     ) -> None:
+        self.huge_bytes = huge_bytes
         if echo_key is not None and echo_key not in KEY_ECHOES:
             raise ValueError(f"echo_key must be one of {', '.join(KEY_ECHOES)}, not {echo_key!r}.")
         self.echo_key = echo_key
@@ -180,6 +185,9 @@ class FakeChatServer:
                 if fault == "reset":
                     self.close_connection = True
                     return
+                if fault == "huge":
+                    _send_huge(self, server.huge_bytes)
+                    return
                 _send(self, status, data, headers, server.drip_s if fault == "drip" else 0.0)
 
         return Handler
@@ -222,6 +230,23 @@ class FakeChatServer:
             "usage": "unknown" if fault == "bad_usage" else usage,
         }
         return 200, json.dumps(payload).encode(), {}
+
+
+def _send_huge(handler: BaseHTTPRequestHandler, size: int) -> None:
+    """A chat completion of ``size`` bytes, written 1 MiB at a time, its end the close."""
+    head = b'{"choices": [{"message": {"role": "assistant", "content": "'
+    chunk = b"x" * 2**20
+    try:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.end_headers()
+        handler.wfile.write(head)
+        for _ in range(max(size - len(head), 0) // len(chunk)):
+            handler.wfile.write(chunk)
+        handler.wfile.write(b'"}}]}')
+    except (BrokenPipeError, ConnectionResetError):  # the client stopped reading: as it should
+        pass
+    handler.close_connection = True
 
 
 def _send(

@@ -2,10 +2,11 @@
 
 Only the standard library is used (``http.client``; proxy variables are not read). Many prompts
 are sent at once through a thread pool bounded by ``max_concurrency``. Rate limits (429), server
-errors (5xx), timeouts, dropped connections and malformed JSON are retried with exponential
-backoff (honouring ``Retry-After``); when the retries run out, or on an error that retrying cannot
-fix (400, 401, 404), the prompt's :class:`~mage_agents.base.Reply` carries the reason in ``error``
-and the evaluation goes on.
+errors (5xx), timeouts, dropped connections and malformed responses (invalid JSON, or a body
+over 16 MiB, never read whole: :data:`~mage_agents.endpoint_http.MAX_RESPONSE_BYTES`) are retried
+with exponential backoff (honouring ``Retry-After``); when the retries run out, or on an error
+that retrying cannot fix (400, 401, 404), the prompt's :class:`~mage_agents.base.Reply` carries
+the reason in ``error`` and the evaluation goes on.
 
 ``timeout_s`` is a deadline for the whole attempt, not only a socket timeout; unset (the default),
 the deadline follows the server's measured speed and ``max_tokens``, so that a slow CPU server
@@ -50,6 +51,7 @@ from mage_agents.endpoint_http import (
     Watchdog,
     http_error,
     mark_refusal,
+    read_body,
     reply_from,
 )
 from mage_agents.prompting import ANSWER_STOPS, cut_at_stop
@@ -311,7 +313,7 @@ class OpenAIChatBackend:
             watchdog.watch(connection.sock)
             connection.request("POST", self._path + "/chat/completions", data, headers)
             response = connection.getresponse()
-            raw = response.read()
+            raw = read_body(response)
             status = response.status
         except (TimeoutError, http.client.HTTPException, OSError, ValueError) as error:
             if watchdog.fired:
