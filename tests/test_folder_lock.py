@@ -143,8 +143,9 @@ def test_folders_of_earlier_versions_are_known_by_what_they_hold(tmp_path, capsy
     (training / "checkpoint-2").mkdir(parents=True)
     (training / "config.yaml").write_text("seed: 0\n")
     assert folder_writer(training) == "train"
-    assert run.main([*RUN, "--out", str(training)]) == 2
-    assert "holds a training run (written by train)" in capsys.readouterr().err
+    for argv in (RUN, ARENA):
+        assert run.main([*argv, "--out", str(training)]) == 2
+        assert "holds a training run (written by train)" in capsys.readouterr().err
     assert folder_writer(tmp_path / "nothing") is None
     unrelated = tmp_path / "notes"
     unrelated.mkdir()
