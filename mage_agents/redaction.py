@@ -103,11 +103,12 @@ def _masked(decoded: str, key: str) -> list[tuple[int, int]]:
     """Runs of asterisks with a prefix of the key before and a suffix after, showing enough."""
     spans = []
     for stars in _STARS.finditer(decoded):
-        before, after = decoded[: stars.start()], decoded[stars.end() :]
+        start, end = stars.span()
+        before, after = decoded[max(start - len(key), 0) : start], decoded[end : end + len(key)]
         shown_before = next((j for j in range(len(key) - 1, 0, -1) if before.endswith(key[:j])), 0)
         shown_after = next((i for i in range(len(key) - 1, 0, -1) if after.startswith(key[-i:])), 0)
         if shown_before + shown_after >= MIN_SHOWN:
-            spans.append((stars.start() - shown_before, stars.end() + shown_after))
+            spans.append((start - shown_before, end + shown_after))
     return spans
 
 
