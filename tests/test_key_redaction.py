@@ -96,7 +96,7 @@ def test_arena_stores_and_prints_no_echo_of_the_key(tmp_path, monkeypatch, capsy
     printed = capsys.readouterr()
     stored = (out / "results.jsonl").read_text()
     assert code == run.EXIT_FAILED_TRIALS and "Incorrect API key provided: ***" in stored
-    assert "Incorrect API key provided: ***" in printed.out
+    assert "Incorrect API key provided: ***" in printed.out + printed.err  # the first failure
     assert not _leaks(stored + printed.out + printed.err)
 
 
