@@ -40,7 +40,7 @@ from baselines.errors import (
     print_warning,
     settings_error,
 )
-from baselines.outdir import FolderLock
+from baselines.folder_lock import FolderLock
 from baselines.progress import RunProgress
 from baselines.report import markdown_cell
 from baselines.results import ResultsFile
@@ -123,13 +123,15 @@ def play_arena(
     damage = store.damage_note()
     if damage:  # the file keeps the lines; a game recorded only there has no record
         print_warning(f"{damage}; a game recorded only there is played again.")
-    planned = schedule(names, games, seed)
-    ids = [game_id(env_id, g) for g in planned]
+    planned = schedule(names, games, seed)  # lazy: each game made as its turn comes
     done = store.finished()
-    resumed = sum(i in done for i in ids)
+    ids, resumed = set(), 0  # the games met so far (resumed or played): as many as records
     synced = time.perf_counter()
-    for game, gid in zip(planned, ids, strict=True):
+    for game in planned:
+        gid = game_id(env_id, game)
+        ids.add(gid)
         if gid in done:
+            resumed += 1
             continue
         record = players.play(game)
         base = {"trial_id": gid, "env_id": env_id, "first": game.first, "second": game.second}
@@ -227,7 +229,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         use_threads(threads_setting(args.threads))
         total = len(names) * (len(names) - 1) * max(args.games, 0)
         with (
-            FolderLock(args.out) if args.out else contextlib.nullcontext(),
+            FolderLock(args.out, "arena") if args.out else contextlib.nullcontext(),
             RunProgress(console, "arena", total, unit="games") as progress,
         ):
             report = play_arena(

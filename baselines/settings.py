@@ -23,6 +23,7 @@ import yaml
 import mage_envs
 from baselines.agents import parse_agent_config
 from baselines.threads import threads_setting
+from mage_agents.yaml_bounds import load_yaml
 from mage_envs.meta import TrialConfig
 
 __all__ = ["DEFAULTS", "CONFIG_DIR", "merge_settings", "ready_configs", "resolve_config"]
@@ -118,7 +119,7 @@ def merge_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def _load_config(path: Path) -> dict[str, Any]:
     try:
-        loaded = yaml.safe_load(path.read_text()) or {}
+        loaded = load_yaml(path.read_text()) or {}
     except yaml.YAMLError as error:
         where = getattr(error, "problem_mark", None)
         at = f" at line {where.line + 1}, column {where.column + 1}" if where else ""
@@ -181,7 +182,7 @@ def _model_options(args: argparse.Namespace) -> dict[str, Any]:
         if not sep or not key:
             raise ValueError(f"--agent-option needs KEY=VALUE, not {item!r}.")
         try:
-            options[key.strip()] = yaml.safe_load(value)
+            options[key.strip()] = load_yaml(value)
         except yaml.YAMLError:
             raise ValueError(f"--agent-option {item!r}: the value is not valid YAML.") from None
     return options

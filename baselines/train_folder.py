@@ -19,9 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mage_agents.training.trials import training_trial
+from mage_agents.yaml_bounds import load_yaml
 
 __all__ = ["RunPlan", "plan_run", "setting_changes", "write_final_from", "RUN_FILES"]
 __all__ += ["check_checkpoint"]
@@ -228,7 +227,7 @@ def plan_run(
                 "Give another --out, or --restart to replace it."
             )
         return RunPlan(None, False, "")
-    old = yaml.safe_load(saved.read_text()) or {}
+    old = load_yaml(saved.read_text()) or {}
     changes = setting_changes(old, settings)
     steps = settings.get("max_steps")
     longer = steps is not None and steps > int(old.get("max_steps") or 0)

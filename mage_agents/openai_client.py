@@ -2,10 +2,11 @@
 
 Only the standard library is used (``http.client``; proxy variables are not read). Many prompts
 are sent at once through a thread pool bounded by ``max_concurrency``. Rate limits (429), server
-errors (5xx), timeouts, dropped connections and malformed JSON are retried with exponential
-backoff (honouring ``Retry-After``); when the retries run out, or on an error that retrying cannot
-fix (400, 401, 404), the prompt's :class:`~mage_agents.base.Reply` carries the reason in ``error``
-and the evaluation goes on.
+errors (5xx), timeouts, dropped connections and malformed responses (invalid JSON, or a body
+over 16 MiB, never read whole: :data:`~mage_agents.endpoint_http.MAX_RESPONSE_BYTES`) are retried
+with exponential backoff (honouring ``Retry-After``); when the retries run out, or on an error
+that retrying cannot fix (400, 401, 404), the prompt's :class:`~mage_agents.base.Reply` carries
+the reason in ``error`` and the evaluation goes on.
 
 ``timeout_s`` is a deadline for the whole attempt, not only a socket timeout; unset (the default),
 the deadline follows the server's measured speed and ``max_tokens``, so that a slow CPU server
@@ -20,12 +21,16 @@ field is dropped or carried another way, with a note in :attr:`OpenAIChatBackend
 request fails with the flag to pass.
 
 The API key is read from an environment variable at each request. It is never stored on the
-object, and it is replaced by ``***`` in error texts (before they are cut to length) and in
-completions, so it cannot appear in a repr, a log line or a results file.
+object, and every echo of it in an error text (plain, JSON-escaped, URL-encoded or partly masked)
+is replaced by ``***`` before the text is cut to length, so it cannot appear in a repr, a log
+line or a results file. Answers are played as the model wrote them: only a key of 8 characters
+or more found verbatim in one (a server echoing the request) is replaced
+(:mod:`mage_agents.redaction`).
 """
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import os
@@ -46,9 +51,11 @@ from mage_agents.endpoint_http import (
     Watchdog,
     http_error,
     mark_refusal,
+    read_body,
     reply_from,
 )
 from mage_agents.prompting import ANSWER_STOPS, cut_at_stop
+from mage_agents.redaction import redact_answer, redact_error
 from mage_agents.server_fields import transformers_generation_config
 
 __all__ = ["OpenAIChatBackend", "EndpointError"]
@@ -199,11 +206,12 @@ class OpenAIChatBackend:
                 failures += 1
                 if not error.retryable or failures > self.max_retries:
                     tries = f" after {failures} attempt{'s' if failures > 1 else ''}"
-                    return Reply("", error=self._redact(f"{error}{tries}"), faults=failures)
+                    error_text = redact_error(f"{error}{tries}", self._key())
+                    return Reply("", error=error_text, faults=failures)
                 time.sleep(self._delay(failures - 1, error.retry_after))
             else:
                 # a server may echo the request headers into its answer: never store the key
-                text = self._redact(cut_at_stop(reply.text, self.stop))
+                text = redact_answer(cut_at_stop(reply.text, self.stop), self._key())
                 return replace(reply, text=text, faults=failures)
 
     def _attempt(self, chat: Chat, seed: int | None) -> Reply:
@@ -294,7 +302,7 @@ class OpenAIChatBackend:
         would hold a request forever.
         """
         headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env)
+        key = self._key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
         data = json.dumps(body).encode()
@@ -305,7 +313,7 @@ class OpenAIChatBackend:
             watchdog.watch(connection.sock)
             connection.request("POST", self._path + "/chat/completions", data, headers)
             response = connection.getresponse()
-            raw = response.read()
+            raw = read_body(response)
             status = response.status
         except (TimeoutError, http.client.HTTPException, OSError, ValueError) as error:
             if watchdog.fired:
@@ -319,7 +327,8 @@ class OpenAIChatBackend:
         if watchdog.fired:  # the watchdog cut the body short: what was read is not the answer
             raise self._deadline_error(deadline)
         if status >= 400:
-            error = http_error(status, raw, response.getheader("Retry-After"), self._redact)
+            redact = functools.partial(redact_error, key=key)
+            error = http_error(status, raw, response.getheader("Retry-After"), redact)
             raise mark_refusal(error, status, raw, set(body))
         try:
             return json.loads(raw)
@@ -352,9 +361,9 @@ class OpenAIChatBackend:
         reason = timeout_reason(deadline, self.timeout_s, self.max_tokens, self.speed)
         return EndpointError(reason, retryable=True, timed_out=True)
 
-    def _redact(self, text: str) -> str:
-        key = os.environ.get(self.api_key_env)
-        return text.replace(key, "***") if key else text
+    def _key(self) -> str | None:
+        """The API key, read from its environment variable at each use (never kept)."""
+        return os.environ.get(self.api_key_env) or None
 
 
 _DROPPED = {

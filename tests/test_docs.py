@@ -84,7 +84,8 @@ def test_missing_matplotlib_skips_plots_with_a_note(tmp_path, monkeypatch, capsy
     assert "matplotlib" in capsys.readouterr().out
     written = {p.name for p in tmp_path.iterdir()}
     assert written == {"results.jsonl", "transcripts.jsonl.gz", "summary.md", "summary.csv"} | {
-        "summary.html"
+        "summary.html",
+        ".mage-lock",  # the folder's lock, naming its writer (baselines/folder_lock.py)
     }
 
 

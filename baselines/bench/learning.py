@@ -34,10 +34,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from baselines.bench import positive_float, positive_int
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, SMALL_MODEL_INIT_STD
+from mage_agents.yaml_bounds import load_yaml
 
 __all__ = ["main", "VARIANTS", "parse_seeds", "run_one"]
 
@@ -375,7 +374,7 @@ def _overrides(items: list[str]) -> dict[str, Any]:
         key, sep, text = item.partition("=")
         if not sep:
             raise SystemExit(f"--set takes KEY=VALUE, not {item!r}.")
-        overrides[key.strip()] = _number_or_value(yaml.safe_load(text))
+        overrides[key.strip()] = _number_or_value(load_yaml(text))
     return overrides
 
 

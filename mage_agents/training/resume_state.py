@@ -63,11 +63,15 @@ class ResumableState:
             estimator.write_text(json.dumps(self.estimator_state, indent=1))
         if self.args.league_every:
             league = folder / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
-            league.write_text(self.league.to_json())
+            league.write_text(self.league.to_json(self._run_folder()))
         if self.args.should_save:
             state = {"best": self.best, "micro_step": self._step}
             (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
         super()._save_checkpoint(model, trial)
+
+    def _run_folder(self) -> Path:
+        """The run's folder, which holds its checkpoints and league (absolute)."""
+        return Path(self.args.output_dir).resolve()
 
     def _restore(self, checkpoint: Path) -> None:
         """Restore what TRL's checkpoint lacks (best so far, generation, estimator, league)."""
@@ -80,7 +84,7 @@ class ResumableState:
             self.estimator_state = json.loads(estimator.read_text())
         league = checkpoint / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
         if league.is_file():
-            self.league = League.from_json(league.read_text())
+            self.league = League.from_json(league.read_text(), self._run_folder())
         buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
         if buffer.is_file():
             device = self.accelerator.device
