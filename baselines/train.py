@@ -151,8 +151,10 @@ def train(
 
     from baselines.train_output import OutputCallback, write_resolved
     from mage_agents.training import MetaRLTrainer
+    from mage_agents.training.library_noise import ignore_checkpointing_renames
     from mage_agents.training.trials import check_trials
 
+    ignore_checkpointing_renames()  # TRL's calls, not the run's to read
     config = build_config(settings)
     check_trials(config)  # an unknown env id, env keyword or opponent fails before the model loads
     constant = config.lr_scheduler_type.value == "constant"
@@ -224,7 +226,10 @@ def _write_results(
 
 
 def _save_base(model: Any, tokenizer: Any, folder: Path) -> None:
-    model.save_pretrained(folder)
+    from mage_agents.training.library_noise import library_bars_off
+
+    with library_bars_off():
+        model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
 
 

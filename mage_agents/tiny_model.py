@@ -168,7 +168,7 @@ def build_tiny_model(
         ``(model, tokenizer)``.
     """
     import torch
-    from tokenizers import ByteLevelBPETokenizer
+    from tokenizers import ByteLevelBPETokenizer, Tokenizer
     from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
     corpus = [*_CORPUS, *_PROMPT_SENTENCES, *extra_corpus]
@@ -177,8 +177,12 @@ def build_tiny_model(
     bpe.train_from_iterator(
         corpus * 4, vocab_size=1500, min_frequency=2, special_tokens=specials, show_progress=False
     )
+    # The trainer's wrapper is not a ``tokenizers.Tokenizer``: transformers' streaming response
+    # parser (TRL's tool calls, ``transformers serve``) needs the real one, which its JSON gives.
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, eos_token="<|endoftext|>", pad_token="<|pad|>"
+        tokenizer_object=Tokenizer.from_str(bpe.to_str()),
+        eos_token="<|endoftext|>",
+        pad_token="<|pad|>",
     )
     tokenizer.chat_template = CHAT_TEMPLATE
     tokenizer.response_template = dict(RESPONSE_TEMPLATE)

@@ -315,6 +315,7 @@ class MetaRLConfig(GRPOConfig):
             # TRL turns bf16 on by default, which transformers refuses on a CPU-only machine:
             # use it exactly where the hardware has it.
             self.bf16 = _cuda_has_bf16()
+        _name_checkpointing_anew(self)
         super().__post_init__()
 
     def _read_self_play(self) -> None:
@@ -465,6 +466,25 @@ def _cuda_has_bf16() -> bool:
     import torch
 
     return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+CHECKPOINTING_RENAMES = (
+    ("gradient_checkpointing", "activation_checkpointing"),
+    ("gradient_checkpointing_kwargs", "activation_checkpointing_kwargs"),
+)
+"""TRL's names of activation checkpointing, and the names transformers 5.18 gave them."""
+
+
+def _name_checkpointing_anew(config: Any) -> None:
+    """Hand TRL's ``gradient_checkpointing*`` values to transformers under their new names.
+
+    From 5.18 transformers reads ``activation_checkpointing*`` and warns about the old names, which
+    TRL sets by default (checkpointing on): every run printed that warning, again at each save.
+    Versions without the new names keep the old ones, which they read.
+    """
+    for old, new in CHECKPOINTING_RENAMES:
+        if hasattr(config, new) and getattr(config, new) is None:
+            setattr(config, new, getattr(config, old))
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:

@@ -47,6 +47,8 @@ from typing import Any
 
 import numpy as np
 
+from mage_agents.training.library_noise import library_bars_off
+
 __all__ = [
     "LEAGUE_SCHEME",
     "LEAGUE_STATE_FILE",
@@ -239,7 +241,8 @@ def save_snapshot(trainer: Any, folder: Path) -> None:
     """Save the trained model (or its LoRA adapter), its tokenizer and how it plays."""
     model = trainer.accelerator.unwrap_model(trainer.model)
     folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)  # a PEFT model saves its adapter only
+    with library_bars_off():
+        model.save_pretrained(folder)  # a PEFT model saves its adapter only
     trainer.processing_class.save_pretrained(folder)
     args = trainer.args
     play = {

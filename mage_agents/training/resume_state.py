@@ -15,8 +15,14 @@ import torch
 
 from mage_agents.advantages import is_stateful
 from mage_agents.training.league import LEAGUE_STATE_FILE, League
+from mage_agents.training.library_noise import library_bars_off
 
-__all__ = ["BUFFER_FILE", "ESTIMATOR_STATE_FILE", "STATE_FILE", "ResumableState"]
+__all__ = [
+    "BUFFER_FILE",
+    "ESTIMATOR_STATE_FILE",
+    "STATE_FILE",
+    "ResumableState",
+]
 
 STATE_FILE = "meta_rl_state.json"
 """Written into every checkpoint: the trainer's own state (best evaluation so far, TRL's count of
@@ -38,6 +44,11 @@ class ResumableState:
     The host trainer holds ``best``, ``estimator_state``, ``league`` and TRL's ``_step`` and
     ``_buffered_inputs``; :meth:`_restore` runs before TRL's own resume.
     """
+
+    def save_model(self, output_dir: str | None = None, _internal_call: bool = False) -> None:
+        """TRL's ``save_model`` (checkpoints, the best model, ``final/``), without shard bars."""
+        with library_bars_off():
+            super().save_model(output_dir, _internal_call)
 
     def _save_checkpoint(self, model: Any, trial: Any) -> None:
         # ours first: TRL's trainer_state.json, written last, marks a checkpoint complete
