@@ -6,8 +6,9 @@
 
 Each rollout is a 2-episode Kuhn poker trial against the always-pass style (the same deal twice,
 a reflection between the hands), played by the tiny model through one `move` tool; the reward is
-the trial's return. Both doors give the model the same pages, so with the same seed they train
-the same weights (docs/interop.md).
+the trial's return (an invalid answer costs 1; -1 more for a trial left unfinished). Both doors
+give the model the same pages, so with the same seed they train the same weights
+(docs/interop.md).
 """
 
 import argparse
@@ -23,13 +24,14 @@ from mage_agents.tiny_model import build_tiny_model
 from mage_agents.training import trial_environment
 
 ENV_ID = "mage/KuhnPoker-v0"
+# Settings a client may choose (mage_agents.interop.CLIENT_SETTINGS): any Kuhn server will do.
 TRIAL = {"num_episodes": 2, "opponent": "always-pass", "seat": "first"}
+RULES = {"invalid_action_penalty": 1.0, "max_invalid_actions": 2}
 
 
 def start_server() -> tuple[subprocess.Popen, str]:
     """Start `python -m baselines.run serve-env` on 127.0.0.1 and return it with its URL."""
-    settings = [f"--set={key}={value}" for key, value in TRIAL.items()]
-    command = [sys.executable, "-m", "baselines.run", "serve-env", ENV_ID, *settings, "--port=0"]
+    command = [sys.executable, "-m", "baselines.run", "serve-env", ENV_ID, "--port=0"]
     server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     line = server.stdout.readline()  # "serving ENV_ID on http://127.0.0.1:PORT"
     if not line.startswith("serving "):
@@ -42,17 +44,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--door", choices=["openenv", "in-process"], default="openenv")
     parser.add_argument("--url", help="a running serve-env server (default: start one)")
-    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--steps", type=int, default=20)
     args = parser.parse_args()
 
     server = None
     if args.door == "in-process":
-        factory = trial_environment(ENV_ID, max_invalid_actions=2, **TRIAL)
+        factory = trial_environment(ENV_ID, **RULES, **TRIAL)
     else:
         if args.url is None:
             server, args.url = start_server()
-        # The server's settings hold; a client may choose a few more per reset (CLIENT_SETTINGS).
-        factory = openenv_trial_environment(args.url, max_invalid_actions=2)
+        factory = openenv_trial_environment(args.url, **RULES, **TRIAL)
 
     torch.set_num_threads(1)  # two threads on two busy cores made steps 40x slower
     model, tokenizer = build_tiny_model(seed=0)  # built in code: nothing is downloaded
@@ -62,7 +63,7 @@ def main() -> None:
         output_dir="runs/trl-openenv-kuhn",
         per_device_train_batch_size=32,  # 4 deals x 8 trials
         num_generations=8,
-        max_completion_length=24,
+        max_completion_length=48,  # all the turns of a trial together
         max_tool_calling_iterations=6,
         learning_rate=1e-2,
         lr_scheduler_type="constant",

@@ -35,5 +35,8 @@ def served(*args: str, timeout_s: float = 120.0) -> Iterator[str]:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+        log = process.stderr.read()
         process.stdout.close()
         process.stderr.close()
+    # whatever the clients did, the server said nothing but its own words
+    assert "Traceback" not in log, log

@@ -143,6 +143,19 @@ def test_bad_steps_answer_in_openenv_errors_and_the_session_goes_on(server):
         assert client.step(MageAction(text="bet")).observation.legal_moves == []
 
 
+def test_openenvs_stateless_http_routes_answer_bad_input_in_words(server):
+    import httpx
+
+    assert httpx.post(f"{server}/reset", json={"seed": 0}).json()["observation"]["legal_moves"]
+    bad = httpx.post(f"{server}/reset", json={"env_id": "mage/Nope-v0"})
+    assert bad.status_code == 400 and "unknown env id" in bad.json()["detail"]
+    bad = httpx.post(f"{server}/step", json={"action": {"text": "bet"}})
+    assert bad.status_code == 400 and "call reset() to start one" in bad.json()["detail"]
+    huge = httpx.post(f"{server}/step", content=b"x" * (2 << 20))
+    assert huge.status_code == 413
+    assert httpx.get(f"{server}/health").status_code == 200
+
+
 def raw_session(url: str):
     from websockets.asyncio.client import connect
 

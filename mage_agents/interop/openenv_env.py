@@ -10,10 +10,13 @@ server sends them to the client as its own error message and keeps the session o
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from functools import partial
 from typing import Any
 
+from fastapi import Request, WebSocketDisconnect
+from fastapi.responses import JSONResponse
 from openenv.core.env_server.http_server import create_fastapi_app
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata
@@ -21,7 +24,10 @@ from openenv.core.env_server.types import ConcurrencyConfig, EnvironmentMetadata
 from mage_agents.interop.openenv_models import MageAction, MageObservation, MageState
 from mage_agents.interop.spec import TrialSpec, make_env
 
-__all__ = ["MageTrialEnvironment", "serve_app"]
+__all__ = ["MAX_BODY_BYTES", "MageTrialEnvironment", "serve_app"]
+
+MAX_BODY_BYTES = 1 << 20
+"""The largest HTTP request body the server reads (WebSocket messages: ``serve-env``'s bound)."""
 
 
 class MageTrialEnvironment(Environment[MageAction, MageObservation, MageState]):
@@ -140,7 +146,7 @@ def serve_app(
     max_sessions: int = 64,
     session_timeout_s: float | None = 600.0,
 ) -> Any:
-    """Return OpenEnv's FastAPI app serving ``spec`` (and the ids of ``served``) to clients.
+    """Return OpenEnv's app serving ``spec`` (and the ids of ``served``), with bounded bodies.
 
     The settings are checked here, so a bad id or setting fails before the server listens.
 
@@ -154,9 +160,54 @@ def serve_app(
     for env_id in served:
         make_env(TrialSpec(env_id, spec.settings, spec.plain)).close()
     config = ConcurrencyConfig(max_concurrent_envs=max_sessions, session_timeout=session_timeout_s)
-    return create_fastapi_app(
+    app = create_fastapi_app(
         partial(MageTrialEnvironment, spec, tuple(served)),
         MageAction,
         MageObservation,
         concurrency_config=config,
     )
+    # OpenEnv's stateless HTTP routes (POST /reset, /step) let our errors through as a bare 500;
+    # the WebSocket sessions already answer them in OpenEnv's error form.
+    app.add_exception_handler(ValueError, _bad_request)
+    return _Guard(app, MAX_BODY_BYTES)
+
+
+async def _bad_request(request: Request, error: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(error)}, status_code=400)
+
+
+class _Guard:
+    """ASGI middleware: bounded HTTP bodies, quiet WebSocket disconnects.
+
+    An HTTP body over ``limit`` bytes is refused (413) before it is read whole. A WebSocket
+    client that vanishes is let go quietly: OpenEnv has freed its session by then, but its last
+    ``close()`` raises, which the server would log as a traceback.
+    """
+
+    def __init__(self, app: Any, limit: int) -> None:
+        self.app, self.limit = app, limit
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            with contextlib.suppress(WebSocketDisconnect):
+                await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = dict(scope.get("headers") or [])
+        declared = headers.get(b"content-length", b"0")
+        if not declared.isdigit() or int(declared) > self.limit:
+            await JSONResponse({"detail": "request body too large"}, 413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def bounded() -> dict:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.limit:
+                raise ValueError("request body too large")
+            return message
+
+        await self.app(scope, bounded, send)
