@@ -53,16 +53,20 @@ def test_links_resolve_inside_the_repository(page):
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_run_flags_in_docs_exist(page):
     from baselines import arena as arena_command
-    from baselines import train
+    from baselines import serve_env, train
 
     options = {o for a in run.build_parser()._actions for o in a.option_strings}
     train_options = {o for a in train.build_parser()._actions for o in a.option_strings}
     arena = argparse.ArgumentParser()
     arena_command.add_arguments(arena)
     arena_options = {o for a in arena._actions for o in a.option_strings}
+    serve = argparse.ArgumentParser()
+    serve_env.add_arguments(serve)
+    serve_options = {o for a in serve._actions for o in a.option_strings}
     for command in re.findall(r"python -m baselines\.run\b[^`\n]*", page.read_text()):
         known = train_options if " baselines.run train" in command else options
         known = arena_options if " baselines.run arena" in command else known
+        known = serve_options if " baselines.run serve-env" in command else known
         for flag in re.findall(r"(?<![\w-])--[a-z][\w-]*", command):
             assert flag in known, f"{page.name}: {command!r} uses unknown {flag}"
 
