@@ -73,11 +73,11 @@ finally:
     server.terminate()
 local_logs, local_weights = train(trial_environment(ENV_ID, **RULES, **TRIAL), "runs/trl-kuhn")
 
-print("step  mean trial return (OpenEnv, in process)  grad norm")
+print("mean trial return per step\nstep  OpenEnv  in process  grad norm")
 for remote, local in zip(remote_logs, local_logs, strict=True):
     print(
-        f"{remote['step']:4d}  {remote['reward']:+.3f}  {local['reward']:+.3f}"
-        f"{remote['grad_norm']:24.3f}"
+        f"{remote['step']:4d}  {remote['reward']:+7.3f}  {local['reward']:+10.3f}"
+        f"  {remote['grad_norm']:9.3f}"
     )
 same = all(torch.equal(a, b) for a, b in zip(remote_weights, local_weights, strict=True))
 print(f"the two doors trained the same weights: {same}")

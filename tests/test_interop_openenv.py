@@ -120,7 +120,8 @@ def test_a_plain_env_is_served_as_it_is():
         ({"settings": {"num_episodes": 10**9}}, "num_episodes must be an integer from 1 to 64"),
         ({"settings": {"seat": ["first"]}}, "must be a string, number or boolean"),
         ({"colour": "red"}, "not colour"),
-        ({"seed": "zero"}, "seed must be an integer"),
+        ({"seed": "zero"}, "seed must be a non-negative integer"),
+        ({"seed": -1}, "seed must be a non-negative integer"),
     ],
 )
 def test_bad_resets_answer_in_openenv_errors_and_the_session_goes_on(server, reset, words):

@@ -66,8 +66,8 @@ class MageTrialEnvironment(Environment[MageAction, MageObservation, MageState]):
             raise ValueError(
                 f"reset takes seed, episode_id, env_id and settings, not {', '.join(unknown)}."
             )
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise ValueError("seed must be an integer.")
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
+            raise ValueError("seed must be a non-negative integer.")
         spec = self._default.with_client_choice(self._served, env_id, settings)
         if spec != self._spec:
             env = make_env(spec)
