@@ -41,6 +41,10 @@ from mage_envs.opponents.text_opponent import reads_page
 
 __all__ = ["ArenaGame", "Players", "schedule", "play", "game_id", "player_spec"]
 
+TWO_PLAYER_GAMES = (
+    "The arena plays the two-player games of the suite: mage/KuhnPoker-v0, mage/TicTacToe-v0 "
+    "or mage/OpenSpiel-v0."
+)
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 
@@ -119,13 +123,13 @@ class Players:
     def __init__(self, env_id: str, names: Sequence[str]) -> None:
         if len(set(names)) != len(names) or len(names) < 2:
             raise ValueError(f"--agents needs two or more different players, not {list(names)}.")
-        env = gym.make(env_id).unwrapped
+        try:
+            env = gym.make(env_id).unwrapped
+        except gym.error.Error as error:  # an unknown id, namespace or version
+            raise ValueError(f"--env {env_id}: {error} {TWO_PLAYER_GAMES}") from None
         text_game = getattr(env, "text_game", None)
         if text_game is None:
-            raise ValueError(
-                f"The arena plays the two-player games of the suite; {env_id} is not one "
-                "(try mage/KuhnPoker-v0, mage/TicTacToe-v0 or mage/OpenSpiel-v0)."
-            )
+            raise ValueError(f"--env {env_id} is not a two-player game. {TWO_PLAYER_GAMES}")
         self.env_id, self.game = env_id, text_game.game
         self.views = ViewCache(text_game)
         self.bots: dict[str, Opponent] = {

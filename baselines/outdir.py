@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import re
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
+
+from mage_agents.atomic_file import write_atomic
 
 try:
     import fcntl
@@ -116,4 +117,4 @@ def keep_summaries(folder: str | Path, config: str) -> None:
     for name in ("summary.md", "summary.csv", "summary.html"):
         kept = folder / name.replace("summary", f"summary-{found.group(1)}")
         if (folder / name).exists() and not kept.exists():
-            shutil.copyfile(folder / name, kept)
+            write_atomic(kept, (folder / name).read_bytes())  # whole, or not there at all

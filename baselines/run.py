@@ -51,6 +51,7 @@ from baselines.run_agents import run
 from baselines.run_flags import CONFIG_KEYS_HELP, add_arguments
 from baselines.run_report import print_failures, report
 from baselines.settings import DEFAULTS, merge_settings
+from baselines.threads import use_threads
 from mage_envs.plugins import load_plugins
 
 __all__ = [
@@ -188,6 +189,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         console = Console(width=200)
     try:
         settings = merge_settings(args)
+        use_threads(settings["threads"])
         with _locked(settings["out"]):
             return _run_and_report(settings, console)
     except KeyboardInterrupt:

@@ -35,7 +35,7 @@ from typing import Any
 import yaml
 from rich.console import Console
 
-from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, settings_error
+from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, print_warning, settings_error
 from baselines.run_flags import add_import_option
 from baselines.settings import ready_configs
 from baselines.train_config import (
@@ -50,6 +50,8 @@ from baselines.train_config import (
 from baselines.train_flags import add_field_flags, field_values, set_values
 from baselines.train_folder import plan_run, write_final_from
 from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
+from baselines.train_refusals import machine_refusals
+from mage_agents.atomic_file import write_atomic
 
 __all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
 __all__ += ["build_parser", "build_config", "load_model", "read_config", "peft_config"]
@@ -157,6 +159,9 @@ def train(
     ignore_checkpointing_renames()  # TRL's calls, not the run's to read
     config = build_config(settings)
     check_trials(config)  # an unknown env id, env keyword or opponent fails before the model loads
+    refusals = machine_refusals(config)  # what the run would die on, said before the model loads
+    if refusals:
+        raise ValueError(" ".join(refusals))
     constant = config.lr_scheduler_type.value == "constant"
     plan = decided_on_main(  # under accelerate launch: one process decides, and removes
         config,
@@ -166,6 +171,8 @@ def train(
     for line in (plan.message, launch_line(config)):
         if line and main:
             console.print(line, highlight=False)
+    if plan.warning and main:
+        print_warning(plan.warning)
     if plan.finished:
         if plan.final_from is not None and main:
             history = write_final_from(plan.final_from, settings["out"])
@@ -179,7 +186,7 @@ def train(
     except OSError as error:
         raise folder_error("--out", out, error) from None
     text = yaml.safe_dump(_plain(settings), sort_keys=False)
-    on_main(config, lambda: (out / "config.yaml").write_text(text))
+    on_main(config, lambda: write_atomic(out / "config.yaml", text))
     on_main(config, lambda: write_resolved(out, config))
     model, tokenizer = load_model(settings)
     source = model.config._name_or_path

@@ -38,7 +38,12 @@ def read_config(path: Path, depth: int = 0) -> dict[str, Any]:
             under ``trial:``, or ``base:`` configs nested too deeply.
     """
     file = resolve_config(path, TRAIN_CONFIG_DIR, "training config")
-    data = yaml.safe_load(file.read_text()) or {}
+    data = yaml.safe_load(file.read_text())
+    if data is None or data == {}:
+        raise ValueError(
+            f"{path}: the training config is empty: give its settings (env_id, estimator, ...) "
+            "or base: a ready config to start from (python -m baselines.run train --help)."
+        )
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a training config is a YAML mapping of settings.")
     moved = [key for key in data if key in MOVED_TO_TRIAL]
@@ -129,7 +134,7 @@ def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
     from mage_agents.model_files import load_pretrained
 
     try:  # a folder, a .gguf file (loaded dense and saveable) or a fetched name (smollm2-135m)
-        return load_pretrained(spec, dtype="auto")
+        return load_pretrained(spec, dtype="auto", hub_kernels=bool(settings.get("hub_kernels")))
     except ValueError as error:
         raise ValueError(f"model {spec!r}: {error} Or give 'tiny'.") from None
 

@@ -6,6 +6,8 @@ queue: ``"slow"`` (sleeps past the client's timeout), ``"drip"`` (sends a normal
 every ``drip_s``), ``"reset"`` (closes the connection without an answer), ``"500"``, ``"429"``
 (with ``Retry-After``), ``"malformed"`` (invalid JSON), ``"bad_usage"`` (a normal answer whose
 ``usage`` is not a mapping), ``"null"`` (a healthy answer whose content is ``null``) and ``"401"``.
+With ``seconds_per_token=s`` every answer takes ``s`` seconds per completion token before it is
+sent (a slow server: 1 token/s on a busy CPU is ``s=1``).
 With ``refuse={"top_k": detail}`` it answers HTTP 422 with that detail to every request carrying
 one of those fields, as servers that do not take a field do.
 With ``stop_after=n`` it stops listening after its n-th request (a server that dies mid-run). It
@@ -66,6 +68,7 @@ class FakeChatServer:
         error_body: The body of ``"500"`` and ``"401"`` answers.
         stop_after: Stop listening after this many requests (``None``: never).
         refuse: Request field -> the detail of the HTTP 422 answered to requests carrying it.
+        seconds_per_token: How long each answer takes per completion token (a slow server).
     """
 
     def __init__(
@@ -78,9 +81,11 @@ class FakeChatServer:
         error_body: str = '{"error": {"message": "injected fault"}}',
         stop_after: int | None = None,
         refuse: dict[str, str] | None = None,
+        seconds_per_token: float = 0.0,
     ) -> None:
         self.answer = answer
         self.refuse = dict(refuse or {})
+        self.seconds_per_token = seconds_per_token
         self.drip_s = drip_s
         self.error_body = error_body
         self.stop_after = stop_after
@@ -179,6 +184,7 @@ class FakeChatServer:
         text = None if fault == "null" else self.answer(messages)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
         usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text or "") // 4}
+        time.sleep(self.seconds_per_token * usage["completion_tokens"])  # generating them
         payload = {
             "id": f"fake-{self.requests}",
             "object": "chat.completion",

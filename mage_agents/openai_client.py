@@ -7,8 +7,9 @@ backoff (honouring ``Retry-After``); when the retries run out, or on an error th
 fix (400, 401, 404), the prompt's :class:`~mage_agents.base.Reply` carries the reason in ``error``
 and the evaluation goes on.
 
-``timeout_s`` is a deadline for the whole attempt, not only a socket timeout (by default 60 s plus
-0.1 s per token of ``max_tokens``, so a slow CPU server finishing a long answer is not cut off).
+``timeout_s`` is a deadline for the whole attempt, not only a socket timeout; unset (the default),
+the deadline follows the server's measured speed and ``max_tokens``, so that a slow CPU server
+finishing a long answer is not cut off (:mod:`mage_agents.endpoint_deadline`).
 Every failed attempt is counted in :attr:`~mage_agents.base.Reply.faults`, the retried ones too.
 How many requests are in flight adapts to the server (:mod:`mage_agents.endpoint_gate`).
 
@@ -38,6 +39,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mage_agents.base import Chat, Reply
+from mage_agents.endpoint_deadline import SpeedMeter, speed_deadline, timeout_reason
 from mage_agents.endpoint_gate import ConcurrencyGate, Stalled, gate_for
 from mage_agents.endpoint_http import (
     EndpointError,
@@ -70,7 +72,8 @@ class OpenAIChatBackend:
             ``max_concurrency`` in flight whatever the server.
         timeout_s: Deadline of one attempt, from sending to the last byte of the answer, in
             seconds (a server that answers slowly, or drips its answer, is cut off there);
-            ``None``: 60 s plus 0.1 s per token of ``max_tokens`` (10 tokens/s, a slow CPU).
+            ``None``: a deadline that follows the server's speed, measured on its answers, and
+            ``max_tokens`` (:func:`~mage_agents.endpoint_deadline.speed_deadline`).
         max_retries: Extra attempts after the first, for retryable failures.
         backoff_s: First backoff delay; it doubles at each retry, up to ``max_backoff_s``.
         max_backoff_s: Upper bound on one backoff delay (also caps ``Retry-After``).
@@ -147,6 +150,8 @@ class OpenAIChatBackend:
         self._gate = (
             gate_for(self.base_url, self.max_concurrency) if self.adaptive_concurrency else None
         )
+        self.speed = SpeedMeter()
+        """The server's measured speed (its last answers' completion tokens a second)."""
 
     @property
     def name(self) -> str:
@@ -155,8 +160,10 @@ class OpenAIChatBackend:
 
     @property
     def deadline_s(self) -> float:
-        """The deadline of one attempt: ``timeout_s``, else 60 s + 0.1 s per ``max_tokens``."""
-        return self.timeout_s if self.timeout_s is not None else 60.0 + 0.1 * self.max_tokens
+        """The deadline of the next attempt: ``timeout_s``, else one that follows the speed."""
+        if self.timeout_s is not None:
+            return self.timeout_s
+        return speed_deadline(self.max_tokens, self.speed.tokens_per_s(), self.speed.waits_in_vain)
 
     @property
     def gate(self) -> ConcurrencyGate | None:
@@ -206,22 +213,27 @@ class OpenAIChatBackend:
             ticket = self._gate.acquire() if self._gate else 0
         except Stalled:
             raise EndpointError(
-                f"not sent: a request in flight found no answer within timeout_s="
-                f"{self.deadline_s:g} s while this one waited (the server may hang)",
+                "not sent: a request in flight timed out while this one waited, and nothing "
+                f"was answered since (the server may hang; deadline {self.deadline_s:g} s, "
+                "timeout_s to change it)",
                 retryable=True,
             ) from None
+        deadline = self.deadline_s  # fixed when sent: answers that come meanwhile change the next
         start, tokens, timed_out, answered = time.perf_counter(), 0, False, False
         try:
-            reply = reply_from(self._post(body))
+            reply = reply_from(self._post(body, deadline))
             tokens, answered = reply.completion_tokens, True
+            self.speed.add(time.perf_counter() - start, tokens)
             return reply
         except EndpointError as error:
             timed_out = error.timed_out
+            if timed_out:
+                self.speed.timed_out()
             raise
         finally:
             if self._gate:
                 seconds = time.perf_counter() - start
-                self._gate.release(ticket, seconds, tokens, self.deadline_s, timed_out, answered)
+                self._gate.release(ticket, seconds, tokens, deadline, timed_out, answered)
 
     def _adapt(self, error: EndpointError) -> bool:
         """Do without the field ``error`` says the server refused; False if the client cannot."""
@@ -274,10 +286,10 @@ class OpenAIChatBackend:
         base = min(self.backoff_s * 2**attempt, self.max_backoff_s)
         return base * (0.5 + random.random() / 2)  # jitter spreads the retries of many threads
 
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, body: dict[str, Any], deadline: float) -> dict[str, Any]:
         """POST one request and return the decoded JSON, or raise :class:`EndpointError`.
 
-        ``timeout_s`` bounds the whole attempt, from connecting to the last byte: a socket
+        ``deadline`` bounds the whole attempt, from connecting to the last byte: a socket
         timeout alone restarts at every byte received, so a server dripping one byte a second
         would hold a request forever.
         """
@@ -286,8 +298,8 @@ class OpenAIChatBackend:
         if key:
             headers["Authorization"] = f"Bearer {key}"
         data = json.dumps(body).encode()
-        connection = self._connection()
-        watchdog = Watchdog(self.deadline_s)
+        connection = self._connection(deadline)
+        watchdog = Watchdog(deadline)
         try:
             connection.connect()
             watchdog.watch(connection.sock)
@@ -297,7 +309,7 @@ class OpenAIChatBackend:
             status = response.status
         except (TimeoutError, http.client.HTTPException, OSError, ValueError) as error:
             if watchdog.fired:
-                raise self._deadline_error() from None
+                raise self._deadline_error(deadline) from None
             if isinstance(error, TimeoutError):
                 raise EndpointError(f"timeout ({error})", True, timed_out=True) from None
             raise EndpointError(f"connection failed ({error})", retryable=True) from None
@@ -305,7 +317,7 @@ class OpenAIChatBackend:
             watchdog.cancel()
             connection.close()
         if watchdog.fired:  # the watchdog cut the body short: what was read is not the answer
-            raise self._deadline_error()
+            raise self._deadline_error(deadline)
         if status >= 400:
             error = http_error(status, raw, response.getheader("Retry-After"), self._redact)
             raise mark_refusal(error, status, raw, set(body))
@@ -326,9 +338,8 @@ class OpenAIChatBackend:
         adaptive = self.adaptive_concurrency
         self._gate = gate_for(self.base_url, self.max_concurrency) if adaptive else None
 
-    def _connection(self) -> http.client.HTTPConnection:
+    def _connection(self, timeout: float) -> http.client.HTTPConnection:
         parts = urllib.parse.urlsplit(self.base_url)
-        timeout = self.deadline_s
         if parts.scheme == "https":
             return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout)
         return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
@@ -337,8 +348,8 @@ class OpenAIChatBackend:
     def _path(self) -> str:
         return urllib.parse.urlsplit(self.base_url).path
 
-    def _deadline_error(self) -> EndpointError:
-        reason = f"timeout (no complete response within timeout_s={self.deadline_s:g} s)"
+    def _deadline_error(self, deadline: float) -> EndpointError:
+        reason = timeout_reason(deadline, self.timeout_s, self.max_tokens, self.speed)
         return EndpointError(reason, retryable=True, timed_out=True)
 
     def _redact(self, text: str) -> str:

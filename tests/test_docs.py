@@ -37,9 +37,10 @@ def test_an_example_shown_in_the_docs_is_the_file_itself(page, code):
 
 
 @pytest.mark.parametrize("code", [s[2] for s in SNIPPETS], ids=[f"{p}-{i}" for p, i, _ in SNIPPETS])
-def test_docs_python_snippet_runs(code, capsys):
+def test_docs_python_snippet_runs(code, capsys, tmp_path, monkeypatch):
     if "mage_agents.interop" in code:  # the openenv extra (in dev)
         pytest.importorskip("openenv.core")
+    monkeypatch.chdir(tmp_path)  # what a snippet writes (runs/...) stays out of the repository
     exec(compile(code, "docs", "exec"), {})
 
 

@@ -234,6 +234,17 @@ class MetaRLConfig(GRPOConfig):
         ),
     )
 
+    # -- loading -----------------------------------------------------------------------------
+
+    hub_kernels: bool = field(
+        default=False,
+        metadata=_help(
+            "Let transformers swap layers for kernels fetched from the Hugging Face Hub when it "
+            "loads the model and TRL's reference copy (model_init_kwargs' use_kernels). Off: "
+            "nothing is fetched, so a machine without network loads the model as it is."
+        ),
+    )
+
     @classmethod
     def for_small_model(cls, **settings: Any) -> MetaRLConfig:
         """Return a config whose unset settings take the small-model defaults.
@@ -317,6 +328,16 @@ class MetaRLConfig(GRPOConfig):
             self.bf16 = _cuda_has_bf16()
         _name_checkpointing_anew(self)
         super().__post_init__()
+        self._check_kernels()
+
+    def _check_kernels(self) -> None:
+        """Refuse TRL's way of asking for hub kernels when it says otherwise than ours."""
+        given = self.model_init_kwargs if isinstance(self.model_init_kwargs, dict) else {}
+        if "use_kernels" in given and bool(given["use_kernels"]) != self.hub_kernels:
+            raise ValueError(
+                f"model_init_kwargs' use_kernels ({given['use_kernels']}) and hub_kernels "
+                f"({self.hub_kernels}) disagree: set hub_kernels alone, true or false."
+            )
 
     def _read_self_play(self) -> None:
         """``opponent: self`` means self-play; self-play's trials are single games by default."""
