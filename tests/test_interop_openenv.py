@@ -6,6 +6,7 @@ import asyncio
 import json
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -216,6 +217,20 @@ def test_too_many_sessions_are_refused_and_a_vanished_client_frees_its_place():
 
     with served(KUHN, "--max-sessions", "2") as url:
         asyncio.run(scenario(url))
+
+
+def test_an_idle_session_is_closed_and_frees_its_place():
+    with served(KUHN, "--max-sessions", "1", "--session-timeout", "1") as url:
+        with MageTrialClient(base_url=url).sync() as idle:
+            idle.reset(seed=0)
+            for _ in range(40):  # the reaper looks every 5 s
+                time.sleep(0.5)
+                if asyncio.run(opens_a_session(url)):
+                    break
+            else:
+                raise AssertionError("the idle session was never closed")
+            with pytest.raises(RuntimeError, match="closed \\(idle too long\\)"):
+                idle.reset(seed=0)
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,7 @@ class MageTrialEnvironment(Environment[MageAction, MageObservation, MageState]):
         self._served = tuple(dict.fromkeys((spec.env_id, *served)))
         self._spec: TrialSpec | None = None
         self._env: Any = None
+        self._closed = False
         self._state = MageState(env_id=spec.env_id, settings=dict(spec.settings))
 
     def reset(
@@ -62,6 +63,8 @@ class MageTrialEnvironment(Environment[MageAction, MageObservation, MageState]):
             ValueError: For an unknown env id, a setting a client may not choose, or a bad
                 value (the session keeps its previous trial).
         """
+        if self._closed:  # OpenEnv reaps idle sessions but leaves their sockets open
+            raise ValueError("this session was closed (idle too long): connect again.")
         if unknown:
             raise ValueError(
                 f"reset takes seed, episode_id, env_id and settings, not {', '.join(unknown)}."
@@ -71,7 +74,7 @@ class MageTrialEnvironment(Environment[MageAction, MageObservation, MageState]):
         spec = self._default.with_client_choice(self._served, env_id, settings)
         if spec != self._spec:
             env = make_env(spec)
-            self.close()
+            self._drop_env()
             self._env, self._spec = env, spec
         page, info = self._env.reset(seed=seed)
         self._state = MageState(
@@ -85,6 +88,8 @@ class MageTrialEnvironment(Environment[MageAction, MageObservation, MageState]):
 
     def step(self, action: MageAction, timeout_s: float | None = None, **_: Any) -> MageObservation:
         """Play the agent's answer; raise ValueError when no trial is under way."""
+        if self._closed:
+            raise ValueError("this session was closed (idle too long): connect again.")
         if self._env is None or self._state.phase in ("idle", "done"):
             raise ValueError("no trial under way: call reset() to start one.")
         page, reward, terminated, truncated, info = self._env.step(action.text)
@@ -103,7 +108,11 @@ class MageTrialEnvironment(Environment[MageAction, MageObservation, MageState]):
         return self._state.model_copy(deep=True)
 
     def close(self) -> None:
-        """Close the session's env."""
+        """Close the session: its env, and any later reset or step."""
+        self._closed = True
+        self._drop_env()
+
+    def _drop_env(self) -> None:
         if self._env is not None:
             self._env.close()
             self._env = None
