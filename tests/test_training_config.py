@@ -69,6 +69,7 @@ def test_the_defaults_are_the_published_ones(tmp_path):
         ({"action_choice": "legal", "entropy_coef": 0.3}, "rename entropy_coef to move_entropy"),
         ({"action_choice": "legal", "use_adaptive_entropy": True}, "whole vocabulary"),
         ({"estimator": "rloo", "scale_advantages": "group"}, "RLOO's leave-one-out advantage"),
+        ({"estimator": "rae", "scale_advantages": "group"}, "RAE subtracts its role's moving"),
         ({"temperature": 0.0}, "temperature divides the logits"),  # TRL's loss: 1 / 0
         ({"temperature": -1.0}, "give a value > 0, not -1.0"),
     ],

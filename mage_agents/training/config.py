@@ -38,6 +38,13 @@ def _help(text: str) -> dict[str, str]:
     return {"help": text}
 
 
+NO_GROUP_STD = {
+    "rloo": "RLOO's leave-one-out advantage has no group-std scaling",
+    "rae": "RAE subtracts its role's moving baseline and has no group",
+}
+"""Estimators that refuse ``scale_advantages: group``, and why."""
+
+
 @dataclass
 class MetaRLConfig(GRPOConfig):
     """Configuration of :class:`~mage_agents.training.MetaRLTrainer`.
@@ -131,7 +138,8 @@ class MetaRLConfig(GRPOConfig):
         default="default",
         metadata=_help(
             "default: the estimator's published scaling; group: divide by the group std; "
-            "batch: centre in groups, divide by the batch std; none: centre only."
+            "batch: divide the estimator's (centred) values by the batch std, not re-centred; "
+            "none: centre only (rae: on its role's baseline, always)."
         ),
     )
     invalid_action_penalty: float | None = field(
@@ -267,10 +275,10 @@ class MetaRLConfig(GRPOConfig):
         _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
         _check_choice("statistics", self.statistics, STATISTICS)
         _check_choice("scale_advantages", self.scale_advantages, SCALINGS)
-        if self.estimator == "rloo" and self.scale_advantages == "group":
+        if self.scale_advantages == "group" and self.estimator in NO_GROUP_STD:
             raise ValueError(
-                "RLOO's leave-one-out advantage has no group-std scaling (the estimator would "
-                "ignore it): use scale_advantages default (or none, the same for RLOO) or batch."
+                f"{NO_GROUP_STD[self.estimator]} (the estimator would ignore group scaling): use "
+                "scale_advantages default (or none, the same here) or batch."
             )
         _check_choice("strategy", self.strategy, tuple(STRATEGIES))
         for name in ("step_gamma", "traj_gamma"):
