@@ -21,6 +21,8 @@ from typing import Any
 from trl import GRPOConfig
 
 from mage_agents.advantages import ESTIMATORS
+from mage_agents.advantages.lamer import REFLECTION_SCORES
+from mage_agents.advantages.returns import ACROSS
 from mage_agents.prompting import STRATEGIES
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS
 from mage_agents.training.trials import training_trial
@@ -101,6 +103,20 @@ class MetaRLConfig(GRPOConfig):
     )
     omega: float = field(
         default=1.0, metadata=_help("Weight of GiGPO's step (anchor-state) term (1.0).")
+    )
+    reflection_score: str = field(
+        default="next",
+        metadata=_help(
+            "lamer/mage: a reflection turn's episode-term score: next (the episode it "
+            "precedes) or zero (the published code's)."
+        ),
+    )
+    returns_across: str = field(
+        default="paper",
+        metadata=_help(
+            "lamer/mage: returns across episodes by the paper's formula or the published "
+            "code's recursion (code: a later episode also discounted by step_gamma)."
+        ),
     )
     rae_decay: float = field(
         default=0.95,
@@ -274,6 +290,8 @@ class MetaRLConfig(GRPOConfig):
         # the registries are read now: a name registered by the user's package is a choice too
         _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
         _check_choice("statistics", self.statistics, STATISTICS)
+        _check_choice("reflection_score", self.reflection_score, REFLECTION_SCORES)
+        _check_choice("returns_across", self.returns_across, ACROSS)
         _check_choice("scale_advantages", self.scale_advantages, SCALINGS)
         if self.scale_advantages == "group" and self.estimator in NO_GROUP_STD:
             raise ValueError(

@@ -74,6 +74,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             payoff; the invalid-action penalty is charged on top); ``None``: the game's worst
             payoff (Kuhn poker -2, tic-tac-toe -1). MAGE's published env scored 0 (its invalid
             answers earned 0 and the game was cut at ``max_turns``); pass 0.0 to do the same.
+        forfeit_winner_payoff: In self-play, the payoff of the other seat when one forfeits
+            (times ``reward_scale``); ``None``: ``-forfeit_payoff``, zero-sum. SPIRAL ended a
+            game at the first invalid answer and scored it -1.5 for the offender and +0.5 for
+            the other seat: ``max_invalid_actions=1, forfeit_payoff=-1.5,
+            forfeit_winner_payoff=0.5``.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``.
         answer_rules: ``"ours"`` (default: the tolerant parser of :mod:`mage_envs.parsing`) or a
             published projection the game knows (``"mage"`` for Kuhn poker and tic-tac-toe, see
@@ -101,6 +106,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         answer_rules: str = "ours",
         text_game: TextGame | None = None,
         forfeit_payoff: float | None = None,
+        forfeit_winner_payoff: float | None = None,
     ) -> None:
         _check_settings(seat, render_mode, self.metadata["render_modes"])
         if not (math.isfinite(reward_scale) and reward_scale > 0):
@@ -123,6 +129,13 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         if not math.isfinite(forfeit_payoff):
             raise ValueError(f"forfeit_payoff must be a finite number, not {forfeit_payoff!r}.")
         self.forfeit_payoff = float(forfeit_payoff)
+        if forfeit_winner_payoff is None:
+            forfeit_winner_payoff = -self.forfeit_payoff
+        if not math.isfinite(forfeit_winner_payoff):
+            raise ValueError(
+                f"forfeit_winner_payoff must be a finite number, not {forfeit_winner_payoff!r}."
+            )
+        self.forfeit_winner_payoff = float(forfeit_winner_payoff)
         self.self_play = isinstance(opponent, str) and opponent == SELF_PLAY
         self.population = as_population(None if self.self_play else opponent)
         # Built once, so a bad name fails here and CFR tables are not rebuilt per trial.
@@ -333,8 +346,8 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             payoff = self.forfeit_payoff
             reward += payoff * self.reward_scale
             info.update(payoff=payoff, success=payoff > 0, forfeit=True)
-            if self.self_play:  # the other seat wins what the forfeit loses (two players)
-                payoffs = [-payoff] * self.game.num_players()
+            if self.self_play:  # the other seat wins (what the forfeit loses, by default)
+                payoffs = [self.forfeit_winner_payoff] * self.game.num_players()
                 payoffs[self._player] = payoff
                 info.update(self._seat_rewards(payoffs))
         return obs, float(reward), False, truncated, info
