@@ -11,6 +11,7 @@ from mage_agents.rollout import (
     Turn,
     collect,
     load_trajectories,
+    make_trial_env,
     plan_groups,
     rollout,
     save_trajectories,
@@ -107,6 +108,23 @@ def test_same_seeds_same_trajectories_and_batching_does_not_matter():
     one = collect(_plans(), RandomLegalAgent, batch_size=1)
     four = collect(_plans(), RandomLegalAgent, batch_size=4)
     assert _without_timing(one) == _without_timing(four)
+
+
+def test_an_env_reused_across_trials_plays_what_a_new_env_plays():
+    built = []
+
+    def make_env(plan):
+        built.append(plan.trial_id)
+        return make_trial_env(plan)
+
+    plans = plan_groups(KUHN, [0, 1, 2], group_size=2, opponent="mage-kuhn-train", seed=5)
+    reused = collect(plans, RandomLegalAgent, batch_size=2, make_env=make_env)
+    assert len(built) == 2  # one env per slot, reset with each trial's task seed
+    fresh = [collect([plan], RandomLegalAgent)[0] for plan in plans]  # a new env for each
+    assert _without_timing(reused) == _without_timing(fresh)
+    other = plan_groups(KUHN, [0], group_size=2, opponent="random")
+    collect([*plans[:2], *other], RandomLegalAgent, batch_size=2, make_env=make_env)
+    assert len(built) == 6  # another opponent: other envs
 
 
 def test_trajectories_survive_a_json_round_trip(tmp_path):
