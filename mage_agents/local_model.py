@@ -19,9 +19,45 @@ import torch
 from mage_agents.base import Chat, Reply
 from mage_agents.prompting import ANSWER_STOPS, cut_at_stop
 
-__all__ = ["LocalModelBackend", "render_chat"]
+__all__ = ["LocalModelBackend", "fitting_batch_size", "render_chat"]
 
 DEFAULT_STOPS = ANSWER_STOPS
+
+CPU_BATCH = 32
+"""Prompts per batch on a CPU: 3.7x less CPU than one at a time on the tiny model, and larger
+batches gain little there (docs/benchmarks.md)."""
+MAX_BATCH = 256
+PROMPT_TOKENS = 4096
+"""Prompt length a batch is sized for on a GPU (a long trial page with its memory)."""
+
+
+def fitting_batch_size(model: Any, device: str, max_new_tokens: int, logits: bool = False) -> int:
+    """Return the prompts per batch that ``model`` on ``device`` fits: the default batch.
+
+    On a CPU, :data:`CPU_BATCH`. On a CUDA device, what 80% of its free memory holds of each
+    sequence's key-value cache (``PROMPT_TOKENS + max_new_tokens`` tokens, every layer, in the
+    model's dtype) and, with ``logits``, of the logits ``generate`` keeps per new token; between
+    1 and :data:`MAX_BATCH`.
+
+    Example:
+        >>> fitting_batch_size(None, "cpu", 256)
+        32
+    """
+    if not str(device).startswith("cuda") or not torch.cuda.is_available():
+        return CPU_BATCH
+    config = getattr(model, "config", None)
+    heads = getattr(config, "num_attention_heads", None)
+    if not heads:
+        return CPU_BATCH  # not a transformers model: nothing to size the cache from
+    kv_heads = getattr(config, "num_key_value_heads", None) or heads
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
+    itemsize = next(model.parameters()).element_size()
+    tokens = PROMPT_TOKENS + max_new_tokens
+    per_sequence = 2 * config.num_hidden_layers * kv_heads * head_dim * itemsize * tokens
+    if logits:
+        per_sequence += 4 * config.vocab_size * max_new_tokens
+    free, _ = torch.cuda.mem_get_info(torch.device(device))
+    return max(1, min(MAX_BATCH, int(0.8 * free) // per_sequence))
 
 
 def render_chat(
@@ -70,7 +106,8 @@ class LocalModelBackend:
             ``enable_thinking``: LaMer evaluated with it off, MAGE on); ``None`` leaves the
             template's default. ``True`` on a template without the switch runs without thinking
             and says so in :attr:`notes` (what a server rendering that template does silently).
-        batch_size: Prompts generated together (a call with more prompts runs several batches).
+        batch_size: Prompts generated together (a call with more prompts runs several batches);
+            ``None``: the batch the device fits (:func:`fitting_batch_size`).
         stop_strings: Generation of a prompt stops once its text contains one of these.
         seed: Seeds torch before each batch (batch ``i`` of the backend's life uses ``seed + i``),
             so the same sequence of calls gives the same text.
@@ -93,14 +130,14 @@ class LocalModelBackend:
         top_k: int | None = None,
         max_new_tokens: int = 256,
         thinking: bool | None = None,
-        batch_size: int = 16,
+        batch_size: int | None = None,
         stop_strings: Sequence[str] = DEFAULT_STOPS,
         seed: int = 0,
         device: str = "cpu",
         name: str | None = None,
         return_ids: bool = False,
     ) -> None:
-        if batch_size < 1 or max_new_tokens < 1 or temperature < 0:
+        if (batch_size is not None and batch_size < 1) or max_new_tokens < 1 or temperature < 0:
             raise ValueError("Need batch_size >= 1, max_new_tokens >= 1 and temperature >= 0.")
         if top_k is not None and (isinstance(top_k, bool) or int(top_k) < 1):
             raise ValueError(f"top_k must be None or an int >= 1, not {top_k!r}.")
@@ -124,6 +161,8 @@ class LocalModelBackend:
         self.notes: list[str] = []
         """What the backend could not do as asked, and what it did instead (for the results)."""
         self.thinking = self._thinking_switch(thinking)
+        if batch_size is None:
+            batch_size = fitting_batch_size(self.model, device, max_new_tokens, return_ids)
         self.max_new_tokens, self.batch_size = int(max_new_tokens), int(batch_size)
         self.stop_strings = list(stop_strings)
         self.seed, self.device = int(seed), device
