@@ -70,7 +70,9 @@ class LocalEnvs:
     env, opponent, env settings and trial settings: all but the task and the seeds). That trial
     resets it with its own task seed, which fixes everything the env plays (the same seed, the
     same trial, byte for byte), so a rollout builds an env per concurrent slot, not per trial.
-    A trial without an ``env_key`` gets a new env. :meth:`clear` closes the idle envs too.
+    A trial without an ``env_key`` gets a new env. :meth:`clear` (the end of a rollout on a
+    pool that lives on) keeps the idle envs of the settings played since the last clear, for the
+    next rollout (a trainer's next step), and closes the others (a league's retired opponent).
     """
 
     MAX_IDLE = 64
@@ -80,6 +82,7 @@ class LocalEnvs:
         self._envs: dict[int, Any] = {}
         self._keys: dict[int, Hashable | None] = {}
         self._idle: dict[Hashable, list[Any]] = {}
+        self._played: set[Hashable] = set()  # the settings started since the last clear
 
     def start(
         self, items: Sequence[tuple[int, Any]], make_env: Callable[[Any], Any]
@@ -91,6 +94,7 @@ class LocalEnvs:
                 self._keys.pop(slot, None)
                 self._envs.pop(slot).close()
             key = _reuse_key(make_env, trial)
+            self._played.add(key)
             idle = self._idle.get(key) if key is not None else None
             env = idle.pop() if idle else make_env(trial)
             self._envs[slot], self._keys[slot] = env, key
@@ -125,18 +129,22 @@ class LocalEnvs:
         return ended
 
     def clear(self) -> None:
-        """Close every env still open, and the idle ones."""
+        """Close every env still open, and the idle envs of settings not played since the last."""
         for slot in list(self._envs):
             self._keys.pop(slot, None)
             self._envs.pop(slot).close()
+        played, self._played = self._played, set()
+        for key in [k for k in self._idle if k not in played]:
+            for env in self._idle.pop(key):
+                env.close()
+
+    def close(self) -> None:
+        """Close every env, idle ones included."""
+        self.clear()
         idle, self._idle = self._idle, {}
         for envs in idle.values():
             for env in envs:
                 env.close()
-
-    def close(self) -> None:
-        """Close every env still open, and the idle ones."""
-        self.clear()
 
 
 def _reuse_key(make_env: Callable[[Any], Any], trial: Any) -> Hashable | None:

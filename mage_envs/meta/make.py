@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 from typing import Any
@@ -83,6 +84,7 @@ def _registered_spec(env_id: str) -> EnvSpec:
     return gym.spec(get_env_id(namespace, base, version))
 
 
+@functools.cache  # inspect.signature costs more than building a small env
 def _takes(creator: Any, name: str) -> bool:
     """Whether ``creator`` takes keyword ``name``, following ``**kwargs`` up to the base classes."""
     inits = [c.__dict__["__init__"] for c in inspect.getmro(creator) if "__init__" in c.__dict__]
