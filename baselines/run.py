@@ -15,7 +15,8 @@ It is a set of commands, listed at the end of ``--help``: ``run`` is the default
 ``python -m baselines.run --env ...`` is ``run``), ``train`` trains a model on trials
 (``train --help``, docs/training.md), ``arena`` plays agents against each other and rates them
 (docs/arena.md), ``bounds`` prints the exact bounds of the opponents,
-``report`` rebuilds the page of a run or training folder. Every command takes
+``report`` rebuilds the page of a run or training folder, ``serve-env`` serves env ids and
+trials to other trainers over OpenEnv (docs/interop.md). Every command takes
 ``--import MODULE``: a plug-in of yours whose import registers envs, opponents, memory modes,
 strategies or estimators (docs/architecture.md). Errors are one line on stderr; exit codes:
 0 done, 2 bad settings, 3 trials the backend failed, 130 interrupted.
@@ -40,16 +41,16 @@ from baselines.errors import (
     EXIT_OK,
     EXIT_SETTINGS,
     SETTINGS_ERRORS,
-    folder_error,
     os_error_words,
     print_error,
     settings_error,
 )
-from baselines.outdir import FolderLock
+from baselines.folder_lock import FolderLock
 from baselines.run_agents import run
 from baselines.run_flags import CONFIG_KEYS_HELP, add_arguments
 from baselines.run_report import print_failures, report
 from baselines.settings import DEFAULTS, merge_settings
+from baselines.threads import use_threads
 from mage_envs.plugins import load_plugins
 
 __all__ = [
@@ -95,6 +96,7 @@ COMMANDS: dict[str, Command] = {
     "arena": Command("baselines.arena", "play agents against agents in both seats, and rate them"),
     "bounds": Command("baselines.bounds_report", "print the exact bounds of the opponents"),
     "report": Command("baselines.report_folder", "rebuild the page of a run or training folder"),
+    "serve-env": Command("baselines.serve_env", "serve env ids and trials over OpenEnv"),
 }
 """The subcommands, by name, in the order ``--help`` lists them (one line adds one)."""
 
@@ -111,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def commands_help() -> str:
     """The commands' lines of ``--help``, from :data:`COMMANDS` (a command added is listed)."""
-    lines = [f"  {name:<8} {command.help}" for name, command in COMMANDS.items()]
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"  {name:<{width}} {command.help}" for name, command in COMMANDS.items()]
     return f"commands ({PROG} COMMAND --help for each):\n" + "\n".join(lines)
 
 
@@ -185,6 +188,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         console = Console(width=200)
     try:
         settings = merge_settings(args)
+        use_threads(settings["threads"])
         with _locked(settings["out"]):
             return _run_and_report(settings, console)
     except KeyboardInterrupt:
@@ -196,17 +200,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
 
 
 def _locked(out: Any) -> contextlib.AbstractContextManager:
-    return _OutFolder(out) if out else contextlib.nullcontext()
-
-
-class _OutFolder(FolderLock):
-    """The ``--out`` folder, locked; a folder that cannot be made is said in words."""
-
-    def __enter__(self) -> FolderLock:
-        try:
-            return super().__enter__()
-        except OSError as error:
-            raise folder_error("--out", self.folder, error) from None
+    return FolderLock(out, "run") if out else contextlib.nullcontext()
 
 
 def _interrupted_line(argv: list[str]) -> str:
