@@ -107,22 +107,41 @@ _DECIDED: dict[str, bool | None] = {}
 
 
 def _winnable(plan: Any) -> bool | None:
-    env = make_trial_env(plan)
+    env = _replay_env(plan)
     lines: list[list[str]] = [[]]
     tried = 0
-    try:
-        while lines:
-            line = lines.pop()
-            tried += 1
-            if tried > MAX_LINES:
-                return None
-            solved, legal = _play_line(env, plan.task_seed, line)
-            if solved:
-                return True
-            lines.extend(line + [action] for action in reversed(legal))
-        return False
-    finally:
-        env.close()
+    while lines:
+        line = lines.pop()
+        tried += 1
+        if tried > MAX_LINES:
+            return None
+        solved, legal = _play_line(env, plan.task_seed, line)
+        if solved:
+            return True
+        lines.extend(line + [action] for action in reversed(legal))
+    return False
+
+
+_REPLAY_ENVS: dict[str, Any] = {}
+"""Trial envs that replay tasks, by what they are built from (``TrialPlan.env_key``)."""
+MAX_REPLAY_ENVS = 8
+
+
+def _replay_env(plan: Any) -> Any:
+    """A trial env for ``plan``'s settings: built once, then reset with each task's seed.
+
+    Every line of play starts with ``reset(seed=task_seed)``, which fixes the whole task (the
+    seeding convention), so one env serves every task with the same settings.
+    """
+    key = plan.env_key
+    env = _REPLAY_ENVS.get(key)
+    if env is None:
+        if len(_REPLAY_ENVS) >= MAX_REPLAY_ENVS:
+            for old in _REPLAY_ENVS.values():
+                old.close()
+            _REPLAY_ENVS.clear()
+        env = _REPLAY_ENVS[key] = make_trial_env(plan)
+    return env
 
 
 def _play_line(env: Any, seed: int, line: list[str]) -> tuple[bool, list[str]]:

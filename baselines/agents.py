@@ -74,6 +74,15 @@ class AgentFactory:
     config: Any = None
     backend: Any = None
 
+    def batch_size(self) -> int:
+        """Trials to step together by default: the batch a local model's device fits, else 1.
+
+        A local backend answers a batch of prompts in one ``generate`` call; other agents
+        answer one prompt at a time or fetch concurrently on their own.
+        """
+        fitting = getattr(self.backend, "fitting_batch", None)
+        return int(fitting()) if callable(fitting) else 1
+
     def notes(self) -> list[str]:
         """What the backend could not do as asked, and what it did instead (empty if nothing)."""
         return list(getattr(self.backend, "notes", None) or [])

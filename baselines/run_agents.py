@@ -100,7 +100,7 @@ def _evaluate_agent(
             plans,
             results,
             workers=settings["workers"],
-            batch_size=settings["batch_size"],
+            batch_size=settings["batch_size"] or factory.batch_size(),
             on_record=progress.trial_ended,
             stop_after_failures=STOP_AFTER_FAILURES,
             transcripts=outcome.transcripts if settings["transcripts"] else None,

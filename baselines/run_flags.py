@@ -70,7 +70,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--batch-size",
         type=int,
-        help="trials stepped together, one batched generation per step (default 1)",
+        help="trials stepped together, one batched generation per step (default: for local and "
+        "tiny agents the batch their device fits, 32 on a CPU, sized from free memory on a GPU; "
+        "1 for other agents)",
     )
     add_threads_option(add)
     add(
@@ -145,7 +147,9 @@ def _add_agent_options(add: Any) -> None:
         action="append",
         default=[],
         metavar="KEY=VALUE",
-        help="backend option of model agents, e.g. temperature=0.7, max_tokens=256 (YAML values)",
+        help="backend option of model agents, e.g. temperature=0.7, max_tokens=256 (YAML values); "
+        "the new-token budget max_tokens comes from here, else from the config's model_options "
+        "(every ready config sets it), else 256 for local, 16 for tiny and 512 for openai agents",
     )
 
 

@@ -37,7 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "repeats": 1,
     "seed": 0,
     "workers": 1,
-    "batch_size": 1,
+    "batch_size": None,  # each agent's own: the batch a local model's device fits (1 for others)
     "threads": None,
     "trial": {},
     "env_kwargs": {},
@@ -208,6 +208,8 @@ def _with_options(
 
 def _check_settings(settings: dict[str, Any]) -> None:
     for key in ("tasks", "repeats", "workers", "batch_size"):
+        if key == "batch_size" and settings[key] is None:
+            continue
         if not _is_int(settings[key]) or settings[key] < 1:
             raise ValueError(f"{key} must be a positive integer, not {settings[key]!r}.")
     for key in ("plots", "transcripts"):

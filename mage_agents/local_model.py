@@ -20,9 +20,45 @@ from mage_agents.base import Chat, Reply
 from mage_agents.placement import AUTO, choose_device, generation_dtype
 from mage_agents.prompting import ANSWER_STOPS, cut_at_stop
 
-__all__ = ["LocalModelBackend", "render_chat"]
+__all__ = ["LocalModelBackend", "fitting_batch_size", "render_chat"]
 
 DEFAULT_STOPS = ANSWER_STOPS
+
+CPU_BATCH = 32
+"""Prompts per batch on a CPU: 3.7x less CPU than one at a time on the tiny model, and larger
+batches gain little there (docs/benchmarks.md)."""
+MAX_BATCH = 256
+PROMPT_TOKENS = 4096
+"""Prompt length a batch is sized for on a GPU (a long trial page with its memory)."""
+
+
+def fitting_batch_size(model: Any, device: str, max_new_tokens: int, logits: bool = False) -> int:
+    """Return the prompts per batch that ``model`` on ``device`` fits: the default batch.
+
+    On a CPU, :data:`CPU_BATCH`. On a CUDA device, what 80% of its free memory holds of each
+    sequence's key-value cache (``PROMPT_TOKENS + max_new_tokens`` tokens, every layer, in the
+    model's dtype) and, with ``logits``, of the logits ``generate`` keeps per new token; between
+    1 and :data:`MAX_BATCH`.
+
+    Example:
+        >>> fitting_batch_size(None, "cpu", 256)
+        32
+    """
+    if not str(device).startswith("cuda") or not torch.cuda.is_available():
+        return CPU_BATCH
+    config = getattr(model, "config", None)
+    heads = getattr(config, "num_attention_heads", None)
+    if not heads:
+        return CPU_BATCH  # not a transformers model: nothing to size the cache from
+    kv_heads = getattr(config, "num_key_value_heads", None) or heads
+    head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
+    itemsize = next(model.parameters()).element_size()
+    tokens = PROMPT_TOKENS + max_new_tokens
+    per_sequence = 2 * config.num_hidden_layers * kv_heads * head_dim * itemsize * tokens
+    if logits:
+        per_sequence += 4 * config.vocab_size * max_new_tokens
+    free, _ = torch.cuda.mem_get_info(torch.device(device))
+    return max(1, min(MAX_BATCH, int(0.8 * free) // per_sequence))
 
 
 def render_chat(
@@ -141,6 +177,16 @@ class LocalModelBackend:
         self.seed, self.device = int(seed), device
         self.return_ids = bool(return_ids)
         self._batches = 0
+
+    def fitting_batch(self) -> int:
+        """Prompts to generate together by default: ``batch_size``, else what the device fits.
+
+        The runner steps this many trials together when ``--batch-size`` is not given
+        (:func:`fitting_batch_size`: 32 on a CPU, sized from free memory on a GPU).
+        """
+        if self.batch_size is not None:
+            return self.batch_size
+        return fitting_batch_size(self.model, self.device, self.max_new_tokens, self.return_ids)
 
     def _thinking_switch(self, thinking: bool | None) -> bool | None:
         """The thinking setting the chat template can honour; a note when it cannot.

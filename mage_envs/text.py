@@ -13,6 +13,8 @@ wording, so the wording and the published observation text pass unchanged.
 
 from __future__ import annotations
 
+import copy
+import functools
 import re
 import string
 import unicodedata
@@ -92,7 +94,7 @@ def text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
         >>> text_space().contains("Legal moves: check, bet.")
         True
     """
-    return spaces.Text(max_length=max_length, charset=TEXT_CHARSET)
+    return _text_space(max_length, TEXT_CHARSET)
 
 
 def page_text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
@@ -102,7 +104,22 @@ def page_text_space(max_length: int = MAX_TEXT_CHARS) -> spaces.Text:
         >>> page_text_space().contains("Box on Target (`\u221a`)")
         True
     """
-    return spaces.Text(max_length=max_length, charset=PAGE_CHARSET)
+    return _text_space(max_length, PAGE_CHARSET)
+
+
+@functools.cache
+def _built_text_space(max_length: int, charset: str) -> spaces.Text:
+    return spaces.Text(max_length=max_length, charset=charset)
+
+
+def _text_space(max_length: int, charset: str) -> spaces.Text:
+    """A new ``spaces.Text``, copied from one built once per charset and length.
+
+    Building a ``Text`` makes a numpy integer per charset character (thousands for
+    :data:`PAGE_CHARSET`), and every env build makes several spaces. A shallow copy shares those
+    read-only tables and has its own generator (none until it is seeded or sampled).
+    """
+    return copy.copy(_built_text_space(int(max_length), charset))
 
 
 def fit_page_text(text: str, max_chars: int = MAX_TEXT_CHARS) -> str:

@@ -129,3 +129,12 @@ def test_the_tiny_tokenizer_does_not_change_when_a_prompt_is_reworded():
     assert hashlib.sha256(vocab).hexdigest() == (
         "1c964c400ef9d498cf24136156806f8a7b1eef3ddef67711d97993b51c98027a"
     )
+
+
+def test_local_agents_batch_what_the_device_fits_by_default_and_others_one_at_a_time():
+    from baselines.agents import build_agent_factory
+    from mage_agents.local_model import CPU_BATCH
+
+    assert build_agent_factory("tiny").batch_size() == CPU_BATCH  # no GPU in the tests
+    assert build_agent_factory({"kind": "tiny", "batch_size": 4}).batch_size() == 4
+    assert build_agent_factory("random").batch_size() == 1

@@ -80,3 +80,16 @@ def test_puzzles_use_the_rule_without_a_streak_limit(env_id, unit):
         obs, reward, _, truncated, info = env.step("no such move")
         assert obs.startswith(f"Invalid {unit}: ") and reward == -0.25 and not truncated
     assert env.unwrapped.invalid_rule == InvalidAnswerRule(0.25, None, unit)
+
+
+def test_make_trial_builds_the_env_once_with_its_invalid_answer_rules(monkeypatch):
+    from mage_envs import make_trial
+
+    built = []
+    make = gym.make
+    monkeypatch.setattr(gym, "make", lambda *a, **k: built.append(a) or make(*a, **k))
+    env = make_trial("mage/KuhnPoker-v0", max_invalid_actions=2, invalid_action_penalty=0.5)
+    assert len(built) == 1
+    assert env.unwrapped.invalid_rule == InvalidAnswerRule(0.5, 2)
+    again = make_trial("mage/KuhnPoker-v0")  # the id was checked once: no checker layer now
+    assert "PassiveEnvChecker" not in str(again.env)

@@ -7,10 +7,12 @@ from mage_agents import CallableAgent, RandomLegalAgent, Reply
 from mage_agents.local_model import LocalModelBackend
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import (
+    LocalEnvs,
     Trajectory,
     Turn,
     collect,
     load_trajectories,
+    make_trial_env,
     plan_groups,
     rollout,
     save_trajectories,
@@ -107,6 +109,39 @@ def test_same_seeds_same_trajectories_and_batching_does_not_matter():
     one = collect(_plans(), RandomLegalAgent, batch_size=1)
     four = collect(_plans(), RandomLegalAgent, batch_size=4)
     assert _without_timing(one) == _without_timing(four)
+
+
+def test_an_env_reused_across_trials_plays_what_a_new_env_plays():
+    built = []
+
+    def make_env(plan):
+        built.append(plan.trial_id)
+        return make_trial_env(plan)
+
+    plans = plan_groups(KUHN, [0, 1, 2], group_size=2, opponent="mage-kuhn-train", seed=5)
+    reused = collect(plans, RandomLegalAgent, batch_size=2, make_env=make_env)
+    assert len(built) == 2  # one env per slot, reset with each trial's task seed
+    fresh = [collect([plan], RandomLegalAgent)[0] for plan in plans]  # a new env for each
+    assert _without_timing(reused) == _without_timing(fresh)
+    other = plan_groups(KUHN, [0], group_size=2, opponent="random")
+    collect([*plans[:2], *other], RandomLegalAgent, batch_size=2, make_env=make_env)
+    assert len(built) == 6  # another opponent: other envs
+
+
+def test_a_local_pool_keeps_the_envs_of_the_settings_it_played_for_the_next_rollout():
+    built = []
+
+    def make_env(plan):
+        built.append(plan.opponent)
+        return make_trial_env(plan)
+
+    plans = plan_groups(KUHN, [0, 1, 2], group_size=2, opponent="mage-kuhn-train")
+    other = plan_groups(KUHN, [0], group_size=2, opponent="random")
+    pool = LocalEnvs()
+    for step, expected in ((plans[:2], 2), (plans[2:4], 2), (other, 4), (plans[4:], 6)):
+        collect(step, RandomLegalAgent, batch_size=2, make_env=make_env, env_workers=pool)
+        assert len(built) == expected  # a step skipped closes the envs of its settings
+    pool.close()
 
 
 def test_trajectories_survive_a_json_round_trip(tmp_path):

@@ -18,7 +18,8 @@ The views of the trainer, each in its own module, each alone with its flag:
 ``max_tokens_per_forward``, :mod:`.trainer_budgets`), ``--processes`` (one process against two on
 the same global batch: the same update, resume, and CPU seconds per trial,
 :mod:`.trainer_processes`) and ``--memory CONFIG`` (the memory model's estimate of a config, and
-its shape measured on the tiny model, :mod:`.trainer_memory`).
+its shape measured on the tiny model, :mod:`.trainer_memory`) and ``--glue`` (the share of a
+step outside generation and the update, on every tiny ready config, :mod:`.trainer_glue`).
 """
 
 from __future__ import annotations
@@ -205,6 +206,7 @@ VIEWS = {
     "--budgets": "baselines.bench.trainer_budgets",
     "--processes": "baselines.bench.trainer_processes",
     "--memory": "baselines.bench.trainer_memory",
+    "--glue": "baselines.bench.trainer_glue",
 }
 """A flag -> the module of that view (given the rest of the arguments)."""
 

@@ -279,7 +279,7 @@ def rollout(
     *,
     batch_size: int = 1,
     make_env: Callable[[Any], Any] = make_trial_env,
-    env_workers: int | WorkerEnvs = 0,
+    env_workers: int | WorkerEnvs | LocalEnvs = 0,
     max_steps: int = MAX_STEPS_PER_TRIAL,
     on_answers: Callable[[Sequence[Reply]], None] | None = None,
 ) -> Iterator[Trajectory]:
@@ -294,7 +294,9 @@ def rollout(
         make_env: Builds a trial env (a ``MetaEpisodeWrapper``) from a planned trial.
         env_workers: 0: step the envs here; N >= 1: in N spawned processes (``make_env`` and
             the trials must pickle), with the same results, ended with the rollout; or an open
-            :class:`~mage_agents.rollout.WorkerEnvs` pool, kept open for the next rollout.
+            :class:`~mage_agents.rollout.WorkerEnvs` pool, or a
+            :class:`~mage_agents.rollout.LocalEnvs` (envs in this process), kept open for the
+            next rollout with the idle envs it played.
         max_steps: Steps after which a trial is stopped and marked ``step_limit``.
         on_answers: Called with each step's replies as soon as the agents answered, before the
             envs are stepped (progress while a batch is played, before any trial ends).
@@ -313,7 +315,7 @@ def rollout(
         >>> [(t.trial_id == p.trial_id, len(t.result.returns)) for t, p in zip(trajectories, plans)]
         [(True, 1), (True, 1)]
     """
-    owned = not isinstance(env_workers, WorkerEnvs)
+    owned = not isinstance(env_workers, WorkerEnvs | LocalEnvs)
     if batch_size < 1 or max_steps < 1 or (owned and env_workers < 0):
         raise ValueError("Need batch_size >= 1, max_steps >= 1 and env_workers >= 0.")
     # Trials are taken from the plan as slots free up: only those in flight are held.

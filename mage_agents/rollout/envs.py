@@ -18,7 +18,7 @@ A :class:`WorkerEnvs` pool can outlive one rollout (``with WorkerEnvs(4) as pool
 from __future__ import annotations
 
 import multiprocessing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
 from mage_envs.opponents.text_opponent import OpponentFault
@@ -63,21 +63,41 @@ def _result_of(env: Any) -> dict[str, Any] | None:
 
 
 class LocalEnvs:
-    """The envs of a batch, in this process."""
+    """The envs of a batch, in this process.
+
+    A finished trial's env is kept, idle, for a later trial built the same way: the same
+    ``make_env`` and the same ``trial.env_key`` (a :class:`~mage_agents.rollout.TrialPlan`'s
+    env, opponent, env settings and trial settings: all but the task and the seeds). That trial
+    resets it with its own task seed, which fixes everything the env plays (the same seed, the
+    same trial, byte for byte), so a rollout builds an env per concurrent slot, not per trial.
+    A trial without an ``env_key`` gets a new env. :meth:`clear` (the end of a rollout on a
+    pool that lives on) keeps the idle envs of the settings played since the last clear, for the
+    next rollout (a trainer's next step), and closes the others (a league's retired opponent).
+    """
+
+    MAX_IDLE = 64
+    """Idle envs kept at most; a finished env beyond them is closed."""
 
     def __init__(self) -> None:
         self._envs: dict[int, Any] = {}
+        self._keys: dict[int, Hashable | None] = {}
+        self._idle: dict[Hashable, list[Any]] = {}
+        self._played: set[Hashable] = set()  # the settings started since the last clear
 
     def start(
         self, items: Sequence[tuple[int, Any]], make_env: Callable[[Any], Any]
     ) -> list[tuple[Any, dict[str, Any]]]:
-        """Make the env of each ``(slot, trial)`` and reset it with the trial's task seed."""
+        """Make (or take an idle) env for each ``(slot, trial)``; reset it with the task seed."""
         started = []
         for slot, trial in items:
             if slot in self._envs:  # left by an abandoned rollout
+                self._keys.pop(slot, None)
                 self._envs.pop(slot).close()
-            env = make_env(trial)
-            self._envs[slot] = env
+            key = _reuse_key(make_env, trial)
+            self._played.add(key)
+            idle = self._idle.get(key) if key is not None else None
+            env = idle.pop() if idle else make_env(trial)
+            self._envs[slot], self._keys[slot] = env, key
             try:
                 started.append(env.reset(seed=trial.task_seed))
             except OpponentFault as fault:
@@ -99,20 +119,38 @@ class LocalEnvs:
         return results
 
     def finish(self, slot: int) -> Ended:
-        """Close the env of ``slot``; return its trial figures so far and its hidden truth."""
-        env = self._envs.pop(slot)
+        """End the trial of ``slot``: its figures so far and hidden truth; its env goes idle."""
+        env, key = self._envs.pop(slot), self._keys.pop(slot)
         ended = Ended(_result_of(env), _ground_truth_of(env))
-        env.close()
+        if key is None or sum(map(len, self._idle.values())) >= self.MAX_IDLE:
+            env.close()
+        else:
+            self._idle.setdefault(key, []).append(env)
         return ended
 
     def clear(self) -> None:
-        """Close every env still open."""
+        """Close every env still open, and the idle envs of settings not played since the last."""
         for slot in list(self._envs):
+            self._keys.pop(slot, None)
             self._envs.pop(slot).close()
+        played, self._played = self._played, set()
+        for key in [k for k in self._idle if k not in played]:
+            for env in self._idle.pop(key):
+                env.close()
 
     def close(self) -> None:
-        """Close every env still open."""
+        """Close every env, idle ones included."""
         self.clear()
+        idle, self._idle = self._idle, {}
+        for envs in idle.values():
+            for env in envs:
+                env.close()
+
+
+def _reuse_key(make_env: Callable[[Any], Any], trial: Any) -> Hashable | None:
+    """What an idle env must have been built from to play ``trial`` (``None``: never reused)."""
+    env_key = getattr(trial, "env_key", None)
+    return None if env_key is None else (make_env, env_key)
 
 
 def _serve(conn: Any) -> None:

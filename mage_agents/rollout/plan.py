@@ -69,6 +69,16 @@ class TrialPlan:
     repeat: int = 0
 
     @property
+    def env_key(self) -> str:
+        """What the trial env is built from: all but the task and the seeds (a JSON string).
+
+        Trials with the same key can play on one env in turn, each reset with its own
+        ``task_seed`` (:class:`~mage_agents.rollout.LocalEnvs` reuses envs by it).
+        """
+        settings = [self.env_id, self.opponent, self.env_kwargs, self.trial.non_defaults()]
+        return json.dumps(settings, sort_keys=True, default=repr)
+
+    @property
     def num_episodes(self) -> int:
         """Episodes (attempts) per trial: the trial config's."""
         return self.trial.num_episodes

@@ -31,7 +31,7 @@ from mage_agents.advantages import config_settings, estimate, is_stateful
 from mage_agents.placement import hub_kernels_allowed
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
-from mage_agents.rollout.envs import WorkerEnvs
+from mage_agents.rollout.envs import LocalEnvs, WorkerEnvs
 from mage_agents.rollout.self_play import split_batch
 from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
@@ -145,7 +145,9 @@ class MetaRLTrainer(ResumableState, SampledPolicyLoss, GRPOTrainer):
         self.best: dict[str, Any] | None = None
         self.estimator_state: dict[str, Any] = {}  # a stateful estimator's (rae's baselines)
         self.league = League()  # the kept snapshots of the learner (league_every > 0)
-        self._workers: WorkerEnvs | None = None  # one pool for the whole run, not per step
+        # One pool for the whole run, not per step: worker processes start once, and envs are
+        # built once and reset with each trial's task seed.
+        self._workers: WorkerEnvs | LocalEnvs | None = None
         self._loss_batch: dict[str, Any] | None = None  # the micro-batch the loss is reading
         self._loss_outputs: tuple | None = None
         if args.evaluation_steps:
@@ -199,14 +201,15 @@ class MetaRLTrainer(ResumableState, SampledPolicyLoss, GRPOTrainer):
 
     def play(self, plans: list[TrialPlan]) -> list[Any]:
         """Play the planned trials with the current policy; return their trajectories."""
-        if self.args.env_workers and self._workers is None:
-            self._workers = WorkerEnvs(self.args.env_workers)
+        if self._workers is None:
+            workers = self.args.env_workers
+            self._workers = WorkerEnvs(workers) if workers else LocalEnvs()
         trajectories = collect(
             plans,
             self.new_agent,
             batch_size=max(1, len(plans)),
             max_steps=self.args.max_turns,
-            env_workers=self._workers or 0,
+            env_workers=self._workers,
         )
         if self.generation_rounds is not None:
             self.backend.drain()  # the other processes' trials may still be playing

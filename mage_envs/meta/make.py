@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import functools
+import importlib
 import inspect
 from typing import Any
 
 import gymnasium as gym
-from gymnasium.envs.registration import load_env_creator
+from gymnasium.envs.registration import (
+    EnvSpec,
+    find_highest_version,
+    get_env_id,
+    load_env_creator,
+    parse_env_id,
+)
 
 from mage_envs.meta.config import UNSET, TrialConfig
 from mage_envs.meta.convert import TextConversion
@@ -39,18 +47,44 @@ def make_trial(env_id: str, num_episodes: int = UNSET, **kwargs: Any) -> MetaEpi
         ('Attempt 1 of 3.', 'random')
     """
     wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_ARGS}
-    env = gym.make(env_id, **kwargs)
     # The suite's text envs apply their own invalid-answer rules: these settings are theirs.
-    entry = env.spec.entry_point  # a "module:attr" string, or the creator itself
+    # Decided from the registered creator, before the env is built (once).
+    spec = _registered_spec(env_id)
+    entry = spec.entry_point  # a "module:attr" string, or the creator itself
     creator = entry if callable(entry) else load_env_creator(entry)
     taken = [k for k in _ENV_RULES if k in wrapper_kwargs and _takes(creator, k)]
-    own = {k: wrapper_kwargs.pop(k) for k in taken}
-    if own:
-        env.close()
-        env = gym.make(env_id, **kwargs, **own)
+    kwargs.update({k: wrapper_kwargs.pop(k) for k in taken})
+    ours = getattr(creator, "__module__", "").startswith("mage_envs.")
+    if ours and spec.id in _CHECKED:
+        kwargs.setdefault("disable_env_checker", True)
+    env = gym.make(env_id, **kwargs)
+    if ours:
+        _CHECKED.add(spec.id)
     return MetaEpisodeWrapper(env, num_episodes, **wrapper_kwargs)
 
 
+_CHECKED: set[str] = set()
+"""The suite's own env ids (``mage_envs``) built here once already, through Gymnasium's checker.
+
+Gymnasium's passive checker checks an env's first reset and step, then stays as one more layer
+on every call. The suite's envs are checked by its tests; in a process, the first build of each id
+still goes through the checker and the later ones (a runner builds an env per trial) skip it.
+Anyone else's env is checked at every build, as ``gym.make`` does.
+"""
+
+
+def _registered_spec(env_id: str) -> EnvSpec:
+    """The spec ``gym.make(env_id)`` builds from (a ``module:`` prefix imports the module)."""
+    module, _, name = env_id.rpartition(":")
+    if module:
+        importlib.import_module(module)
+    namespace, base, version = parse_env_id(name)
+    if version is None:  # gym.make takes the highest version (and warns)
+        version = find_highest_version(namespace, base)
+    return gym.spec(get_env_id(namespace, base, version))
+
+
+@functools.cache  # inspect.signature costs more than building a small env
 def _takes(creator: Any, name: str) -> bool:
     """Whether ``creator`` takes keyword ``name``, following ``**kwargs`` up to the base classes."""
     inits = [c.__dict__["__init__"] for c in inspect.getmro(creator) if "__init__" in c.__dict__]

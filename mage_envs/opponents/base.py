@@ -77,19 +77,24 @@ class SeatView:
         return cls(game, player, tuple(state.legal_actions(player)), info, full, page)
 
 
-_VIEW_KINDS: dict[str, tuple[bool, bool]] = {}
+_VIEW_KINDS: dict[int, tuple[pyspiel.Game, bool, bool]] = {}
+"""id(game) -> (the game, kept alive so its id is not reused; its two view kinds)."""
 
 
 def _view_kind(game: pyspiel.Game) -> tuple[bool, bool]:
-    """Return (uses the information state string, is perfect information), cached per game."""
-    key = str(game)
-    if key not in _VIEW_KINDS:
+    """Return (uses the information state string, is perfect information), cached per game.
+
+    Keyed by the game object, not ``str(game)``: a game's string is rebuilt at every call, and
+    this runs at every opponent move.
+    """
+    kind = _VIEW_KINDS.get(id(game))
+    if kind is None or kind[0] is not game:
         game_type = game.get_type()
-        _VIEW_KINDS[key] = (
-            game_type.provides_information_state_string,
-            is_perfect_information(game),
-        )
-    return _VIEW_KINDS[key]
+        kind = game, game_type.provides_information_state_string, is_perfect_information(game)
+        if len(_VIEW_KINDS) >= 256:
+            _VIEW_KINDS.clear()  # bounded: a program that loads game after game
+        _VIEW_KINDS[id(game)] = kind
+    return kind[1], kind[2]
 
 
 @runtime_checkable
@@ -120,8 +125,9 @@ class PolicyOpponent:
     def reset(self, seed: int | None, player: int) -> None:
         """Reseed the generator for a new game (``seed`` may be a numpy integer)."""
         # The stdlib generator: seeding it costs a few microseconds, numpy's about twenty, and
-        # opponents are reseeded every game. It refuses numpy integers, so convert them.
-        self._rng = random.Random(None if seed is None else operator.index(seed))
+        # opponents are reseeded every game, in place (no new object: the same stream as
+        # random.Random(seed)). It refuses numpy integers, so convert them.
+        self._rng.seed(None if seed is None else operator.index(seed))
 
     def action_probabilities(self, view: SeatView) -> dict[int, float]:
         """Return ``{action id: probability}`` over ``view.legal_actions`` (summing to 1)."""
