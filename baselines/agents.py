@@ -52,7 +52,7 @@ _MODEL_AT_URL = re.compile(r"(.+?)@(https?://.+)")
 
 TRANSPORT_OPTIONS = frozenset(
     {"base_url", "api_key_env", "max_concurrency", "timeout_s", "max_retries", "backoff_s"}
-    | {"max_backoff_s", "batch_size", "device", "adaptive_concurrency", "server"}
+    | {"max_backoff_s", "batch_size", "device", "hub_kernels", "adaptive_concurrency", "server"}
 )
 """Options that change how answers are fetched, not what the agent plays."""
 
@@ -106,6 +106,9 @@ def parse_agent_config(config: str | dict[str, Any]) -> dict[str, Any]:
         raise TypeError(f"An agent config is a string or a dict, not {type(config).__name__}.")
     if options["kind"] == "random-legal":
         options["kind"] = "random"
+    name = options.get("name")
+    if name is not None and not (isinstance(name, str) and name.strip()):
+        raise ValueError(f"An agent's name is text, e.g. name: qwen-greedy; not {name!r}.")
     at_url = _MODEL_AT_URL.fullmatch(str(options.get("arg", "")))
     if options["kind"] == "openai" and at_url and "base_url" not in options:
         options["arg"], options["base_url"] = at_url.group(1), at_url.group(2)

@@ -27,6 +27,7 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from baselines.arena_exact import exact_values
 from baselines.arena_games import Players, game_id, schedule
@@ -36,13 +37,22 @@ from baselines.errors import (
     EXIT_INTERRUPTED,
     EXIT_OK,
     SETTINGS_ERRORS,
+    print_warning,
     settings_error,
 )
-from baselines.outdir import FolderLock
-from baselines.planning import progress_bar
+from baselines.folder_lock import FolderLock
+from baselines.progress import RunProgress
+from baselines.report import markdown_cell
 from baselines.results import ResultsFile
+from baselines.run_flags import add_threads_option
+from baselines.threads import threads_setting, use_threads
+from mage_agents.atomic_file import write_atomic
 
 __all__ = ["add_arguments", "describe", "command", "play_arena", "ArenaReport", "markdown"]
+
+
+MIN_BOOTSTRAP = 20
+"""Fewest bootstrap resamples ``--bootstrap`` takes: fewer cannot place a 95% interval's ends."""
 
 
 def describe(parser: argparse.ArgumentParser) -> None:
@@ -58,8 +68,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--games", type=int, default=100, help="deals per pair, each played in both seat orders")
     add("--seed", type=int, default=0, help="seeds the deals and the players (default 0)")
     add("--anchor", help="the player rated 0 (default: random if it plays, else the first)")
-    add("--bootstrap", type=int, default=200, help="bootstrap resamples for the intervals")
+    add(
+        "--bootstrap",
+        type=int,
+        default=200,
+        help="bootstrap resamples for the 95%% intervals (>= 20; default 200)",
+    )
     add("--out", help="folder for results.jsonl (resumable), arena.md and ratings.png")
+    add_threads_option(add)
     add("--no-plots", action="store_false", dest="plots", help="skip ratings.png")
     add("--import", action="append", dest="imports", default=[], help="a plug-in module")
 
@@ -104,13 +120,18 @@ def play_arena(
         raise ValueError(f"--anchor {anchor!r} is not one of the players ({', '.join(names)}).")
     players = Players(env_id, names)
     store = ResultsFile(None if out is None else Path(out) / "results.jsonl")
-    planned = schedule(names, games, seed)
-    ids = [game_id(env_id, g) for g in planned]
+    damage = store.damage_note()
+    if damage:  # the file keeps the lines; a game recorded only there has no record
+        print_warning(f"{damage}; a game recorded only there is played again.")
+    planned = schedule(names, games, seed)  # lazy: each game made as its turn comes
     done = store.finished()
-    resumed = sum(i in done for i in ids)
+    ids, resumed = set(), 0  # the games met so far (resumed or played): as many as records
     synced = time.perf_counter()
-    for game, gid in zip(planned, ids, strict=True):
+    for game in planned:
+        gid = game_id(env_id, game)
+        ids.add(gid)
         if gid in done:
+            resumed += 1
             continue
         record = players.play(game)
         base = {"trial_id": gid, "env_id": env_id, "first": game.first, "second": game.second}
@@ -140,10 +161,13 @@ def play_arena(
 
 def markdown(report: ArenaReport, anchor: str) -> str:
     """The arena's tables as markdown (what ``arena.md`` holds)."""
-    lines = [f"| player | rating (Elo scale, {anchor} = 0) | 95% interval | matches |"]
+    lines = [
+        f"| player | rating (Elo scale, {markdown_cell(anchor)} = 0) | 95% interval | matches |"
+    ]
     lines.append("|---|---:|---:|---:|")
     lines += [
-        f"| {r.name} | {r.rating:+.0f} | [{r.low:+.0f}, {r.high:+.0f}] | {r.matches} |"
+        f"| {markdown_cell(r.name)} | {r.rating:+.0f} | [{r.low:+.0f}, {r.high:+.0f}] | "
+        f"{r.matches} |"
         for r in report.ratings
     ]
     exact = bool(report.exact)
@@ -152,7 +176,8 @@ def markdown(report: ArenaReport, anchor: str) -> str:
     lines.append("|---|---|---|---:|---:|---:|" + ("---:|" if exact else ""))
     for p in report.pairs:
         row = (
-            f"| {p.player} | {p.other} | {p.wins}/{p.draws}/{p.losses} | {p.win_rate:.3f} | "
+            f"| {markdown_cell(p.player)} | {markdown_cell(p.other)} | "
+            f"{p.wins}/{p.draws}/{p.losses} | {p.win_rate:.3f} | "
             f"[{p.win_low:.3f}, {p.win_high:.3f}] | {p.mean_payoff:+.4f} ± {p.payoff_ci95:.4f} |"
         )
         if exact:
@@ -171,7 +196,7 @@ def _print(report: ArenaReport, anchor: str, console: Console) -> None:
         table.add_column(column, justify="left" if column == "player" else "right")
     for r in report.ratings:
         interval = f"[{r.low:+.0f}, {r.high:+.0f}]"
-        table.add_row(r.name, f"{r.rating:+.0f}", interval, str(r.matches))
+        table.add_row(Text(r.name), f"{r.rating:+.0f}", interval, str(r.matches))
     console.print(table)
     pairs = Table(title="Head to head (both seats, the same deals)")
     columns = ["player", "opponent", "W/D/L", "win rate [95% Wilson]", "mean payoff ± 95%"]
@@ -179,7 +204,7 @@ def _print(report: ArenaReport, anchor: str, console: Console) -> None:
     for column in columns:
         pairs.add_column(column, justify="left" if column in ("player", "opponent") else "right")
     for p in report.pairs:
-        row = [p.player, p.other, f"{p.wins}/{p.draws}/{p.losses}"]
+        row = [Text(p.player), Text(p.other), f"{p.wins}/{p.draws}/{p.losses}"]
         row += [f"{p.win_rate:.3f} [{p.win_low:.3f}, {p.win_high:.3f}]"]
         row.append(f"{p.mean_payoff:+.4f} ± {p.payoff_ci95:.4f}")
         if report.exact:
@@ -196,14 +221,17 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
     anchor = args.anchor or ("random" if "random" in names else names[0])
     start = time.perf_counter()
     try:
-        if args.bootstrap < 0:
-            raise ValueError(f"--bootstrap must be >= 0, not {args.bootstrap}.")
+        if args.bootstrap < MIN_BOOTSTRAP:
+            raise ValueError(
+                f"--bootstrap counts the resamples behind the 95% intervals: give "
+                f">= {MIN_BOOTSTRAP} (default 200), not {args.bootstrap}."
+            )
+        use_threads(threads_setting(args.threads))
         total = len(names) * (len(names) - 1) * max(args.games, 0)
         with (
-            FolderLock(args.out) if args.out else contextlib.nullcontext(),
-            progress_bar(console, total) as bar,
+            FolderLock(args.out, "arena") if args.out else contextlib.nullcontext(),
+            RunProgress(console, "arena", total, unit="games") as progress,
         ):
-            task = bar.add_task("arena", total=total)
             report = play_arena(
                 args.env,
                 names,
@@ -212,7 +240,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
                 args.out,
                 anchor,
                 args.bootstrap,
-                progress=lambda game: bar.advance(task),
+                progress=lambda game: progress.trial_ended(),
             )
             _write(report, anchor, args)
     except KeyboardInterrupt:
@@ -230,10 +258,11 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         f"{time.perf_counter() - start:.1f} s."
     )
     if report.failed:
-        console.print(
+        print_warning(  # on stderr, as the runner's failures
             f"{len(report.failed)} games failed (a player's backend gave no answer): not "
             "counted; run the same command again to play them. First: "
-            f"{report.failed[0]['errors'][0]}"
+            f"{report.failed[0]['errors'][0]}",
+            "red",
         )
         return EXIT_FAILED_TRIALS
     return EXIT_OK
@@ -243,7 +272,7 @@ def _write(report: ArenaReport, anchor: str, args: argparse.Namespace) -> None:
     if not args.out or not report.ratings:
         return
     folder = Path(args.out)
-    (folder / "arena.md").write_text(markdown(report, anchor))
+    write_atomic(folder / "arena.md", markdown(report, anchor))
     if args.plots:
         from baselines.arena_plot import plot_ratings
 

@@ -21,7 +21,7 @@ in the envs. Three endings of a game are kept apart:
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,8 +39,12 @@ from mage_envs.opponents import (
 )
 from mage_envs.opponents.text_opponent import reads_page
 
-__all__ = ["ArenaGame", "Players", "schedule", "play", "game_id", "player_spec"]
+__all__ = ["ArenaGame", "Players", "Schedule", "schedule", "play", "game_id", "player_spec"]
 
+TWO_PLAYER_GAMES = (
+    "The arena plays the two-player games of the suite: mage/KuhnPoker-v0, mage/TicTacToe-v0 "
+    "or mage/OpenSpiel-v0."
+)
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)
 _CHANCE = int(pyspiel.PlayerId.CHANCE)
 
@@ -73,22 +77,52 @@ def game_id(env_id: str, game: ArenaGame) -> str:
     return f"{env_id}|{game.first}|{game.second}|seed{game.seed}|deal{game.deal}"
 
 
-def schedule(names: Sequence[str], deals: int, seed: int) -> list[ArenaGame]:
-    """Every pair on ``deals`` deals, both seat orders, deal by deal.
+class Schedule(Sequence[ArenaGame]):
+    """Every pair on ``deals`` deals, both seat orders, deal by deal; each game made when asked.
+
+    The length and the game at any position are known without making the others, so a
+    schedule of a trillion deals costs nothing until played (as the runner's ``--tasks``).
+
+    Raises:
+        ValueError: For fewer than one deal.
+
+    Example:
+        >>> [(g.first, g.second, g.deal) for g in Schedule(["a", "b"], 2, seed=0)]
+        [('a', 'b', 0), ('b', 'a', 0), ('a', 'b', 1), ('b', 'a', 1)]
+    """
+
+    def __init__(self, names: Sequence[str], deals: int, seed: int) -> None:
+        if deals < 1:
+            raise ValueError(f"--games must be >= 1, not {deals}.")
+        self.deals, self.seed = int(deals), seed
+        orders = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+        self.orders = [order for a, b in orders for order in ((a, b), (b, a))]
+
+    def __len__(self) -> int:
+        return self.deals * len(self.orders)
+
+    def __getitem__(self, index: int) -> ArenaGame:
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("Schedule index out of range.")
+        deal, order = divmod(index, len(self.orders))
+        return ArenaGame(*self.orders[order], deal, self.seed)
+
+    def __iter__(self) -> Iterator[ArenaGame]:
+        for deal in range(self.deals):
+            for first, second in self.orders:
+                yield ArenaGame(first, second, deal, self.seed)
+
+
+def schedule(names: Sequence[str], deals: int, seed: int) -> Schedule:
+    """Every pair on ``deals`` deals, both seat orders, deal by deal (a lazy :class:`Schedule`).
 
     Example:
         >>> [(g.first, g.second, g.deal) for g in schedule(["a", "b"], 2, seed=0)]
         [('a', 'b', 0), ('b', 'a', 0), ('a', 'b', 1), ('b', 'a', 1)]
     """
-    if deals < 1:
-        raise ValueError(f"--games must be >= 1, not {deals}.")
-    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
-    return [
-        ArenaGame(x, y, deal, seed)
-        for deal in range(deals)
-        for a, b in pairs
-        for x, y in ((a, b), (b, a))
-    ]
+    return Schedule(names, deals, seed)
 
 
 _BARE_AGENT_KINDS = ("openai", "local", "tiny", "python")
@@ -119,13 +153,13 @@ class Players:
     def __init__(self, env_id: str, names: Sequence[str]) -> None:
         if len(set(names)) != len(names) or len(names) < 2:
             raise ValueError(f"--agents needs two or more different players, not {list(names)}.")
-        env = gym.make(env_id).unwrapped
+        try:
+            env = gym.make(env_id).unwrapped
+        except gym.error.Error as error:  # an unknown id, namespace or version
+            raise ValueError(f"--env {env_id}: {error} {TWO_PLAYER_GAMES}") from None
         text_game = getattr(env, "text_game", None)
         if text_game is None:
-            raise ValueError(
-                f"The arena plays the two-player games of the suite; {env_id} is not one "
-                "(try mage/KuhnPoker-v0, mage/TicTacToe-v0 or mage/OpenSpiel-v0)."
-            )
+            raise ValueError(f"--env {env_id} is not a two-player game. {TWO_PLAYER_GAMES}")
         self.env_id, self.game = env_id, text_game.game
         self.views = ViewCache(text_game)
         self.bots: dict[str, Opponent] = {

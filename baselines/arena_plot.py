@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from baselines.arena_ratings import Rating
+from mage_agents.atomic_file import atomic_writer
 
 __all__ = ["plot_ratings"]
 
@@ -29,6 +30,7 @@ def plot_ratings(table: Sequence[Rating], anchor: str, path: str | Path, title: 
     axes.set_xlabel(f"rating (Bradley-Terry, Elo scale, {anchor} = 0; 95% bootstrap)")
     axes.set_title(f"Arena: {title}")
     figure.tight_layout()
-    figure.savefig(path, dpi=120)
+    with atomic_writer(path, "wb") as file:  # the old plot stays if drawing fails
+        figure.savefig(file, format="png", dpi=120)
     plt.close(figure)
     return Path(path)

@@ -10,6 +10,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from baselines.report import markdown_cell
+
 __all__ = ["failure_lines", "failure_markdown", "reason_counts"]
 
 REASONS_SHOWN = 3
@@ -70,7 +72,9 @@ def failure_markdown(failed: Sequence[dict[str, Any]]) -> str:
     """Return the ``summary.md`` section listing the failed trials (empty if none)."""
     if not failed:
         return ""
-    rows = [f"| {a} | {e} | {o} | {n} |" for (a, e, o), n in _groups(failed).items()]
+    rows = [
+        f"| {' | '.join(map(markdown_cell, key))} | {n} |" for key, n in _groups(failed).items()
+    ]
     return "\n".join(
         [
             "## Failed trials (not in the figures)",

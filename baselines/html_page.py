@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
+
+from mage_agents.atomic_file import write_atomic
 
 __all__ = ["render_page", "write_page", "png_data_uri", "embedded_data", "PAGE_DIR"]
 
@@ -65,11 +66,7 @@ def _escape(text: str) -> str:
 
 def write_page(path: str | Path, data: dict[str, Any]) -> Path:
     """Write the page to ``path`` at once (a reader never sees half a page); return the path."""
-    path = Path(path)
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(render_page(data), encoding="utf-8")
-    os.replace(partial, path)
-    return path
+    return write_atomic(path, render_page(data))
 
 
 def png_data_uri(png: bytes) -> str:

@@ -49,7 +49,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     """Run the command; return the exit code (2 with the reason on bad input or a failure)."""
     args = build_parser().parse_args(argv)
-    cache = args.cache_dir or model_cache_dir()
+    # absolute: the printed folder is read from other folders ($(...), a config's model:)
+    cache = (args.cache_dir or model_cache_dir()).expanduser().absolute()
     try:
         if args.command == "get":
             start = time.perf_counter()
@@ -63,16 +64,31 @@ def main(argv: list[str] | None = None) -> int:
                 state = str(where) if (where / MARKER).is_file() else "not fetched"
                 print(f"{name}\t{model.title}\t{model.licence}\t{state}")
         else:
-            folder = cache / args.name
-            if not (folder / MARKER).is_file():
-                raise ValueError(
-                    f"{args.name} is not fetched: python -m baselines.models get {args.name}"
-                )
-            print(folder)
+            print(_fetched_folder(args.name, cache))
     except (ValueError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     return 0
+
+
+def _fetched_folder(name: str, cache: Path) -> Path:
+    """The folder of a fetched model, checked to hold one.
+
+    Raises:
+        ValueError: If the model is not fetched, or its folder lost the model's files.
+    """
+    folder = cache / name
+    if not (folder / MARKER).is_file():
+        raise ValueError(
+            f"{name} is not fetched into {cache}: python -m baselines.models get {name}"
+        )
+    weights = ("model.safetensors", "model.safetensors.index.json")
+    if not (folder / "config.json").is_file() or not any((folder / w).is_file() for w in weights):
+        raise ValueError(
+            f"{folder} lost its model files (config.json, model.safetensors): fetch it again "
+            f"with python -m baselines.models get {name} --force"
+        )
+    return folder
 
 
 def _how_to_use(name: str, folder: Path, cache: Path) -> str:

@@ -16,7 +16,6 @@ from typing import Any
 
 import gymnasium as gym
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
 from baselines.agents import AgentFactory, agent_settings
 from baselines.errors import print_warning
@@ -24,10 +23,7 @@ from baselines.runner import trial_planners
 from mage_agents.rollout import TrialPlans
 from mage_envs.games.openspiel_env import SELF_PLAY
 
-__all__ = ["accepts_opponent", "plan_run", "progress_bar", "env_kwargs_of"]
-
-PROGRESS_MIN_TRIALS = 50
-"""Runs with at least this many trials to play show a progress bar (on a terminal)."""
+__all__ = ["accepts_opponent", "plan_run", "env_kwargs_of"]
 
 
 def accepts_opponent(env_id: str) -> bool:
@@ -98,16 +94,3 @@ def plan_run(settings: dict[str, Any], factory: AgentFactory, console: Console) 
         factory.name, pairs, env_kwargs, settings["trial"], agent_settings(factory.config)
     )
     return TrialPlans(planners, settings["seed"], settings["tasks"], settings["repeats"])
-
-
-def progress_bar(console: Console, total: int) -> Progress:
-    """A transient bar, shown only on a terminal and for at least ``PROGRESS_MIN_TRIALS``."""
-    return Progress(
-        "[progress.description]{task.description}",
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=total < PROGRESS_MIN_TRIALS or not console.is_terminal,
-    )

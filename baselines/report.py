@@ -14,9 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from rich.table import Table
+from rich.text import Text
 
 from baselines.achievable import achievable_interval
 from baselines.summary import GroupSummary, Interval, summarize
+from mage_agents.atomic_file import atomic_writer, write_atomic
 
 __all__ = [
     "rate_text",
@@ -27,6 +29,8 @@ __all__ = [
     "write_plots",
     "plot_images",
     "table_cells",
+    "markdown_cell",
+    "spreadsheet_cell",
     "BREAKDOWNS",
     "PLOTS",
 ]
@@ -58,6 +62,37 @@ def mean_text(iv: Interval) -> str:
     return f"{iv.value:+.3f} ± {iv.half_width:.3f}"
 
 
+def markdown_cell(text: str) -> str:
+    r"""Return ``text`` as one cell of a Markdown table, whatever it holds.
+
+    Agent and opponent names are the user's text: a ``|`` would split the cell and a line
+    break end the table, so pipes (and the backslashes that could escape them) are escaped
+    and line breaks become spaces.
+
+    Example:
+        >>> markdown_cell("a|b\nc")
+        'a\\|b c'
+    """
+    escaped = text.replace("\\", "\\\\").replace("|", "\\|")
+    return " ".join(escaped.splitlines())
+
+
+SPREADSHEET_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+"""First characters that make a spreadsheet read a CSV cell as a formula."""
+
+
+def spreadsheet_cell(value: Any) -> Any:
+    """Return a CSV value that no spreadsheet runs as a formula (text gets a leading ``'``).
+
+    Example:
+        >>> spreadsheet_cell("=HYPERLINK(0)"), spreadsheet_cell("random"), spreadsheet_cell(-1.0)
+        ("'=HYPERLINK(0)", 'random', -1.0)
+    """
+    if isinstance(value, str) and value.startswith(SPREADSHEET_FORMULA):
+        return "'" + value
+    return value
+
+
 def _key_text(key: dict[str, Any]) -> list[str]:
     return [str(v) if v is not None else "default" for v in key.values()]
 
@@ -81,6 +116,8 @@ def _row(s: GroupSummary, compact: bool = False) -> dict[str, str]:
     for k, iv in enumerate(s.pass_at_k, start=1):
         row[f"pass@{k}"] = rate(iv)
     row["final return"] = mean_text(s.final_return)
+    if s.published_final_return is not None:
+        row["final return, published scoring"] = mean_text(s.published_final_return)
     if not compact:
         row["mean return"] = mean_text(s.mean_return)
     row["W/D/L"] = f"{s.win.value:.0%}/{s.draw.value:.0%}/{s.loss.value:.0%}" if s.win.n else "-"
@@ -100,7 +137,9 @@ def _row(s: GroupSummary, compact: bool = False) -> dict[str, str]:
         row["failed steps"] = str(s.failed_steps)
     if not compact or s.tokens_per_trial:
         row["tokens/trial"] = f"{s.tokens_per_trial:,.0f}"
-    row["trial time (s)"] = f"{s.wall_s:.2f}"  # summed over trials; batched trials overlap
+    # a trial's wall time, first answer to last; batched trials overlap, so their sum is more
+    # than the run took
+    row["wall s/trial"] = f"{s.wall_s / s.trials:.2f}"
     return row
 
 
@@ -128,20 +167,24 @@ def table_cells(
 def console_table(summaries: Sequence[GroupSummary], title: str) -> Table:
     """Return a rich table of the summaries (pass@k and rates with 95% intervals)."""
     columns, rows = _rows(summaries, compact=True)
-    table = Table(
-        title=title, caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width"
+    table = Table(  # names and the title are the user's text, never rich markup
+        title=Text(title),
+        caption="rates: value [95% Wilson interval]; means: value ± 95% t half-width",
     )
     for column in columns:
-        table.add_column(column, justify="left" if column in summaries[0].key else "right")
+        key = column in summaries[0].key
+        # a name folds onto more lines rather than losing its end (local:smoll…)
+        table.add_column(column, justify="left" if key else "right", overflow="fold")
     for row in rows:
-        table.add_row(*(row.get(c, "-") for c in columns))
+        table.add_row(*(Text(row.get(c, "-")) for c in columns))
     return table
 
 
 def _markdown_table(summaries: Sequence[GroupSummary]) -> str:
     columns, rows = _rows(summaries)
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(row.get(c, "-") for c in columns) + " |" for row in rows]
+    cells = [[markdown_cell(row.get(c, "-")) for c in columns] for row in rows]
+    lines = ["| " + " | ".join(map(markdown_cell, columns)) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(row) + " |" for row in cells]
     return "\n".join(lines)
 
 
@@ -165,7 +208,8 @@ def _diversity_lines(summaries: Sequence[GroupSummary]) -> list[str]:
         if s.diversity:
             d = s.diversity
             lines.append(
-                f"| {' | '.join(_key_text(s.key))} | {d['tasks']} | {d['distinct_share']:.2f} | "
+                f"| {' | '.join(map(markdown_cell, _key_text(s.key)))} | {d['tasks']} | "
+                f"{d['distinct_share']:.2f} | "
                 f"{d['sequence_entropy']:.2f} | {d['action_entropy']:.2f} |"
             )
     if not lines:
@@ -182,7 +226,8 @@ def markdown_report(
     summaries: Sequence[GroupSummary], records: Sequence[dict[str, Any]], title: str
 ) -> str:
     """Return ``summary.md``: the main table, the breakdowns and the diversity figures."""
-    parts = [f"# {title}", "", _markdown_table(summaries), ""]
+    heading = " ".join(title.splitlines())  # a line break would end the heading
+    parts = [f"# {heading}", "", _markdown_table(summaries), ""]
     for heading, key in BREAKDOWNS.items():
         parts += [
             f"## {heading.capitalize()}",
@@ -198,7 +243,9 @@ def markdown_report(
         "off-format: moves read from answers without the requested format (no <action> tag, or "
         "other words around the move); forfeit: games cut off by invalid answers, lost in W/D/L "
         "and scored in every return as the env scores a forfeit (by default the game's worst "
-        "payoff).",
+        "payoff); final return, published scoring: the published env's figure, a forfeit "
+        "scored 0 (published answer rules only). wall s/trial: a trial's wall time, first "
+        "answer to last (batched trials overlap).",
     ]
     return "\n".join(parts) + "\n"
 
@@ -213,6 +260,11 @@ def write_csv(summaries: Sequence[GroupSummary], path: Path) -> None:
         intervals |= {
             "mean_return": s.mean_return,
             "final_return": s.final_return,
+            **(
+                {"final_return_published": s.published_final_return}
+                if s.published_final_return is not None
+                else {}
+            ),
             "win": s.win,
             "draw": s.draw,
             "loss": s.loss,
@@ -227,15 +279,16 @@ def write_csv(summaries: Sequence[GroupSummary], path: Path) -> None:
         for name, iv in intervals.items():
             row |= {name: iv.value, f"{name}_low": iv.low, f"{name}_high": iv.high}
         row |= {"failed_steps": s.failed_steps, "tokens_per_trial": s.tokens_per_trial}
-        row |= {"wall_s": s.wall_s, **{f"diversity_{k}": v for k, v in s.diversity.items()}}
+        row |= {"wall_s": s.wall_s, "wall_s_per_trial": s.wall_s / s.trials}  # wall_s: summed
+        row |= {f"diversity_{k}": v for k, v in s.diversity.items()}
         rows.append(row)
     fields: list[str] = []
     for row in rows:
         fields.extend(f for f in row if f not in fields)
-    with open(path, "w", newline="") as handle:
+    with atomic_writer(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({k: spreadsheet_cell(v) for k, v in row.items()} for row in rows)
 
 
 def write_plots(
@@ -245,7 +298,7 @@ def write_plots(
     paths = []
     for name, _, png in plot_images(summaries, records):
         paths.append(out / name)
-        paths[-1].write_bytes(png)
+        write_atomic(paths[-1], png)
     return paths
 
 

@@ -20,11 +20,19 @@ from pathlib import Path
 from typing import Any
 
 from baselines.achievable import achievable_interval
-from baselines.errors import EXIT_OK, EXIT_SETTINGS, SETTINGS_ERRORS, print_error, settings_error
+from baselines.errors import (
+    EXIT_OK,
+    EXIT_SETTINGS,
+    SETTINGS_ERRORS,
+    print_error,
+    print_warning,
+    settings_error,
+)
 from baselines.outdir import TRANSCRIPTS_FILE, trial_prefix
 from baselines.report import plot_images
 from baselines.results import ResultsFile, missing_fields
 from baselines.run_flags import add_import_option
+from baselines.settings import text_setting
 from baselines.summary import summarize
 from baselines.summary_html import summary_page, write_summary_html
 from mage_agents.rollout import TranscriptFile
@@ -93,6 +101,16 @@ def rebuild_run_page(folder: str | Path, title: str | None = None, plots: bool =
     """
     folder = Path(folder)
     results = ResultsFile(folder / "results.jsonl", repair=False)
+    if not results.records() and not results.failed():
+        lines = len(results.damaged)
+        damaged = f" ({lines} line{'s' * (lines != 1)}, none a trial record)" if lines else ""
+        raise ValueError(
+            f"{results.path} holds no trial{damaged}: nothing to report. A run writes it "
+            "(python -m baselines.run --out FOLDER); a damaged file is read line by line."
+        )
+    damage = results.damage_note()
+    if damage:
+        print_warning(f"{damage}; the page leaves out the trials recorded only there.")
     for record in results.records():
         missing = missing_fields(record)
         if missing:
@@ -105,6 +123,9 @@ def rebuild_run_page(folder: str | Path, title: str | None = None, plots: bool =
     if (folder / TRANSCRIPTS_FILE).exists():
         keep = results.finished()
         transcripts = TranscriptFile(folder / TRANSCRIPTS_FILE, keep, repair=False)
+        damage = transcripts.damage_note()
+        if damage:
+            print_warning(f"{damage}.")
     summaries = summarize(records, achievable=achievable_interval)
     images = []
     if plots and records and importlib.util.find_spec("matplotlib") is not None:
@@ -119,6 +140,8 @@ def command(args: argparse.Namespace, argv: list[str] | None = None) -> int:
     """Run ``report``; return the exit code (2 when the folder is none of the two kinds)."""
     folder: Path = args.folder
     try:
+        if args.title is not None:
+            text_setting("--title", args.title)
         if (folder / "results.jsonl").is_file():
             path = rebuild_run_page(folder, args.title, args.plots)
         elif (folder / "metrics.jsonl").is_file():

@@ -1,4 +1,8 @@
-"""The results file: one JSON line per finished trial, appended and fsync'd at once.
+"""The results file: one JSON line per finished trial, appended at once and fsync'd.
+
+A line is fsync'd as it is appended, or later with others (``append(..., sync=False)``, then
+:meth:`ResultsFile.sync`: the runner's group commit); either way it is written at once, so a
+killed process loses no line it appended.
 
 A run can be killed at any moment (``kill -9`` included) and rerun with the same command: the file
 is read back, a torn last line (a write cut short) is dropped, the file is cut back to its last
@@ -67,6 +71,8 @@ class ResultsFile:
         self._records: dict[str, dict[str, Any]] = {}
         self._incomplete: dict[str, dict[str, Any]] = {}
         self.dropped_lines = 0
+        self.damaged: list[int] = []
+        """The numbers (from 1) of complete lines that are no trial record: skipped."""
         if self.path is not None:
             if repair:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -84,12 +90,32 @@ class ResultsFile:
                 handle.truncate(complete)
                 handle.flush()
                 os.fsync(handle.fileno())
-        for line in data[:complete].splitlines():
+        for number, line in enumerate(data[:complete].split(b"\n")[:-1], start=1):
             record = _decode(line)
             if record is None:
                 self.dropped_lines += 1
+                self.damaged.append(number)
             else:
                 self._keep(record)
+
+    def damage_note(self) -> str | None:
+        """One line naming the damaged lines (``None`` if there are none).
+
+        Example:
+            >>> store = ResultsFile(None)
+            >>> store.damaged = [3, 17]
+            >>> store.damage_note()
+            'results.jsonl: lines 3, 17 are damaged (not a JSON trial record); they are skipped'
+        """
+        if not self.damaged:
+            return None
+        one = len(self.damaged) == 1
+        shown = ", ".join(map(str, self.damaged[:10]))
+        more = f" and {len(self.damaged) - 10} more" if len(self.damaged) > 10 else ""
+        lines = f"line {shown} is" if one else f"lines {shown}{more} are"
+        skipped = "it is" if one else "they are"
+        where = self.path or "results.jsonl"
+        return f"{where}: {lines} damaged (not a JSON trial record); {skipped} skipped"
 
     def _keep(self, record: dict[str, Any]) -> None:
         trial_id = record["trial_id"]

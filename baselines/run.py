@@ -40,16 +40,16 @@ from baselines.errors import (
     EXIT_OK,
     EXIT_SETTINGS,
     SETTINGS_ERRORS,
-    folder_error,
     os_error_words,
     print_error,
     settings_error,
 )
-from baselines.outdir import FolderLock
+from baselines.folder_lock import FolderLock
 from baselines.run_agents import run
 from baselines.run_flags import CONFIG_KEYS_HELP, add_arguments
 from baselines.run_report import print_failures, report
 from baselines.settings import DEFAULTS, merge_settings
+from baselines.threads import use_threads
 from mage_envs.plugins import load_plugins
 
 __all__ = [
@@ -185,6 +185,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         console = Console(width=200)
     try:
         settings = merge_settings(args)
+        use_threads(settings["threads"])
         with _locked(settings["out"]):
             return _run_and_report(settings, console)
     except KeyboardInterrupt:
@@ -196,17 +197,7 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
 
 
 def _locked(out: Any) -> contextlib.AbstractContextManager:
-    return _OutFolder(out) if out else contextlib.nullcontext()
-
-
-class _OutFolder(FolderLock):
-    """The ``--out`` folder, locked; a folder that cannot be made is said in words."""
-
-    def __enter__(self) -> FolderLock:
-        try:
-            return super().__enter__()
-        except OSError as error:
-            raise folder_error("--out", self.folder, error) from None
+    return FolderLock(out, "run") if out else contextlib.nullcontext()
 
 
 def _interrupted_line(argv: list[str]) -> str:

@@ -14,8 +14,10 @@ from typing import Any
 from rich.console import Console
 
 from baselines.agents import AgentFactory, build_agent_factory
+from baselines.errors import print_warning
 from baselines.outdir import TRANSCRIPTS_FILE, config_id, trial_prefix
-from baselines.planning import plan_run, progress_bar
+from baselines.planning import plan_run
+from baselines.progress import RunProgress
 from baselines.results import ResultsFile, missing_fields
 from baselines.run_report import Outcome
 from baselines.runner import evaluate, in_plan_order
@@ -33,10 +35,16 @@ def run(settings: dict[str, Any], console: Console) -> Outcome:
     factories = [build_agent_factory(config) for config in settings["agents"]]
     _check_names(factories)
     results = ResultsFile(Path(out) / "results.jsonl" if out else None)
+    damage = results.damage_note()
+    if damage:  # the file keeps the lines; a trial recorded only there has no record
+        print_warning(f"{damage}; a trial recorded only there is played again.")
     outcome = Outcome()
     if out and (settings["transcripts"] or (Path(out) / TRANSCRIPTS_FILE).exists()):
         # opened with the finished trials: a transcript without its results line is dropped
         outcome.transcripts = TranscriptFile(Path(out) / TRANSCRIPTS_FILE, results.finished())
+        damage = outcome.transcripts.damage_note()
+        if damage:
+            print_warning(f"{damage}.")
     for factory in factories:
         _evaluate_agent(settings, factory, results, outcome, console)
     outcome.config = config_id(outcome.prefixes)
@@ -83,19 +91,20 @@ def _evaluate_agent(
     if resumed:
         console.print(
             f"{factory.name}: {len(resumed):,} of {len(plans):,} trials resumed from "
-            f"{results.path}; {todo:,} to play."
+            f"{results.path}; {todo:,} to play.",
+            markup=False,  # the name is the user's text
         )
-    with progress_bar(console, todo) as progress:
-        bar = progress.add_task(factory.name, total=todo)
+    with RunProgress(console, factory.name, todo) as progress:
         finished = evaluate(
             factory,
             plans,
             results,
             workers=settings["workers"],
             batch_size=settings["batch_size"],
-            on_record=lambda _: progress.advance(bar),
+            on_record=progress.trial_ended,
             stop_after_failures=STOP_AFTER_FAILURES,
             transcripts=outcome.transcripts if settings["transcripts"] else None,
+            on_answers=progress.answered,
         )
     outcome.records += finished
     outcome.prefixes |= set(plans.prefixes)

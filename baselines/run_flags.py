@@ -15,14 +15,14 @@ from baselines.settings import ready_configs
 from mage_agents.prompting import STRATEGIES
 from mage_envs.meta.memory import MEMORY_MODES
 
-__all__ = ["add_arguments", "add_import_option", "CONFIG_KEYS_HELP"]
+__all__ = ["add_arguments", "add_import_option", "add_threads_option", "CONFIG_KEYS_HELP"]
 
 CONFIG_KEYS_HELP = """\
 config file keys (a YAML mapping; the flags above override them):
   agents, envs, opponents      lists (one item alone is fine) of agent specs or dicts
                                ({kind: openai, model: M, temperature: 0, name: ...}),
                                env ids, opponent names or population presets
-  tasks, repeats, seed, workers, batch_size, out, plots, transcripts, title
+  tasks, repeats, seed, workers, batch_size, threads, out, plots, transcripts, title
   trial                        the trial settings (TrialConfig's fields), e.g.
                                {num_episodes: 3, same_task: true, stop_on_success: true,
                                memory: reflection_only, templates: mage}
@@ -72,6 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=int,
         help="trials stepped together, one batched generation per step (default 1)",
     )
+    add_threads_option(add)
     add(
         "--stop-on-success",
         action=argparse.BooleanOptionalAction,
@@ -145,6 +146,18 @@ def _add_agent_options(add: Any) -> None:
         default=[],
         metavar="KEY=VALUE",
         help="backend option of model agents, e.g. temperature=0.7, max_tokens=256 (YAML values)",
+    )
+
+
+def add_threads_option(add: Any) -> None:
+    """The ``--threads N`` option of the commands that generate (torch's CPU threads)."""
+    add(
+        "--threads",
+        type=int,
+        metavar="N",
+        help="torch CPU threads per process for local models (default: $OMP_NUM_THREADS, else "
+        "1: on a shared CPU more threads made generation slower, 405 s on two busy cores "
+        "against 131 s on one)",
     )
 
 

@@ -22,6 +22,7 @@ from baselines.outdir import TRANSCRIPTS_FILE, config_marker, keep_summaries
 from baselines.report import console_table, markdown_report, plot_images, write_csv
 from baselines.summary import summarize
 from baselines.summary_html import summary_page, transcripts_note, write_summary_html
+from mage_agents.atomic_file import write_atomic
 from mage_agents.rollout import TranscriptFile
 
 __all__ = ["Outcome", "report", "print_failures", "backend_notes"]
@@ -101,12 +102,12 @@ def _write_folder(
             highlight=False,
         )
     for name in names[::3]:
-        (out / name).write_text(text)
+        write_atomic(out / name, text)
     for name in names[1::3]:
         write_csv(summaries, out / name)
     images = _plots(settings, summaries, records, console)
     for name, _, png in images:
-        (out / name).write_bytes(png)
+        write_atomic(out / name, png)
     page = summary_page(
         settings["title"], summaries, records, outcome.failed, outcome.transcripts, images
     )

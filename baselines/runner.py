@@ -10,11 +10,13 @@
    engine the trainer uses too (:func:`mage_agents.rollout.rollout`), reading each record off a
    :class:`~mage_agents.rollout.Trajectory`.
 3. :func:`evaluate` skips the trials already in the results file (read from the file, the plan
-   only telling where each stands), plays the rest (in worker
-   processes if asked) and appends each finished trial at once, fsync'd
-   (:class:`~baselines.results.ResultsFile`), so a killed run resumes where it stopped; with a
-   :class:`~mage_agents.rollout.TranscriptFile`, the trial's transcript (what the agent read and
-   wrote) is appended just before its results line.
+   only telling where each stands), plays the rest (in worker processes if asked) and appends
+   each trial as soon as it ends, batched or not (:class:`~baselines.results.ResultsFile`), so a
+   killed run resumes where it stopped; with a :class:`~mage_agents.rollout.TranscriptFile`, the
+   trial's transcript (what the agent read and wrote) is appended just before its results line.
+   A line, once written, survives a killed process (``kill -9``, Ctrl-C); the trials written are
+   made durable against a power loss together, one group commit (fsync) at most every
+   :data:`COMMIT_EVERY_S` and at the end, not one per line.
 
 A backend fault is not a result: a trial in which a step got no answer from the backend (the
 connection refused, timeouts, server errors after the retries: :attr:`Reply.backend_failed`) stops
@@ -39,7 +41,7 @@ from typing import Any
 from baselines.achievable import task_winnable
 from baselines.agents import AgentFactory, build_agent_factory
 from baselines.results import ResultsFile
-from mage_agents.base import Agent
+from mage_agents.base import Agent, Reply
 from mage_agents.rollout import (
     MAX_STEPS_PER_TRIAL,
     Trajectory,
@@ -60,6 +62,9 @@ __all__ += ["make_trial_env"]
 
 MAX_ERRORS_KEPT = 5
 """Failed-step reasons kept per trial record (the count is always complete)."""
+
+COMMIT_EVERY_S = 1.0
+"""Finished trials are fsync'd together at most this often (and when :func:`evaluate` ends)."""
 
 
 def plan_trials(
@@ -146,8 +151,8 @@ def _record(trajectory: Trajectory, spec: TrialPlan) -> dict[str, Any]:
         # An incomplete trial: the episodes finished before the failure (None if none was).
         "trial": None if trajectory.result is None else trajectory.result.to_dict(),
         "final_payoff": info.get("payoff"),
-        # The final game ended because of invalid answers: a forfeit, not a finished game.
-        "final_forfeit": bool(info.get("episode_truncated") and info.get("invalid_action")),
+        # The final game ended because of invalid answers (or turns spent on them): a forfeit.
+        "final_forfeit": _final_forfeit(trajectory),
         "actions": [actions[k] for k in sorted(actions)],
         "steps": len(played),
         "play_steps": sum(t.phase == "play" for t in played),
@@ -168,6 +173,13 @@ def _record(trajectory: Trajectory, spec: TrialPlan) -> dict[str, Any]:
         # the clock stops, so it is not counted in the trial's time.
         "winnable": task_winnable(spec),
     }
+
+
+def _final_forfeit(trajectory: Trajectory) -> bool:
+    info, result = trajectory.final_info, trajectory.result
+    if result is not None and result.forfeits and result.forfeits[-1]:
+        return True  # the env said so (max_invalid_actions, or max_turns spent)
+    return bool(info.get("episode_truncated") and info.get("invalid_action"))
 
 
 RECORD_HEADER = ("trial_id", "agent", "env_id", "opponent", "task_seed", "repeat", "seed")
@@ -214,6 +226,7 @@ def _play(
     make_env: Callable[[TrialPlan], Any],
     env_workers: int,
     transcripts: bool,
+    on_answers: Callable[[Sequence[Reply]], None] | None = None,
 ) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
     """:func:`play_trials`, yielding each record with its transcript (if asked and finished)."""
     if batch_size < 1:
@@ -232,6 +245,7 @@ def _play(
         make_env=make_env,
         env_workers=env_workers,
         max_steps=MAX_STEPS_PER_TRIAL,
+        on_answers=on_answers,
     )
     with closing(trajectories):  # a caller that stops early ends the rollout and its envs
         for trajectory in trajectories:
@@ -290,6 +304,7 @@ def evaluate(
     stop_after_failures: int | None = None,
     env_workers: int = 0,
     transcripts: TranscriptFile | None = None,
+    on_answers: Callable[[Sequence[Reply]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Play the trials of ``specs`` that ``results`` lacks, appending each as it finishes.
 
@@ -306,7 +321,7 @@ def evaluate(
         batch_size: Trials stepped together in each process.
         make_env: Builds a trial env from a spec (tests inject their own); with ``workers > 1``
             it must be importable by name (a module-level function).
-        on_record: Called with each new record (progress bars).
+        on_record: Called with each new record, once it is written (progress bars).
         stop_after_failures: Stop starting trials after this many incomplete trials in a row
             (a backend that is down fails them all, each after its retries); ``None``: never.
             The trials not started are simply not in ``results``: the next call plays them.
@@ -314,6 +329,8 @@ def evaluate(
             processes while generation stays batched here (slow envs); 0 steps them here.
         transcripts: Where each finished trial's transcript is appended, just before its
             results line (open it with ``keep=results.finished()``); ``None``: no transcripts.
+        on_answers: Called with each step's replies as they come (progress while a batch
+            generates); with ``workers > 1`` the answers are played in the workers, unseen.
 
     Returns:
         The records of every finished trial in ``specs``, in plan order (old and new); the
@@ -323,18 +340,22 @@ def evaluate(
     keep = _Keeper(results, on_record, stop_after_failures, transcripts)
     first = list(islice(todo, 2))
     todo = chain(first, todo)
-    if workers > 1 and len(first) > 1:
-        _evaluate_in_processes(agent, todo, workers, make_env, keep)
-    else:
-        factory = agent if isinstance(agent, AgentFactory) else build_agent_factory(agent)
-        keep.notes = factory.notes
-        plays = _play(
-            todo, factory.new_agent, batch_size, make_env, env_workers, transcripts is not None
-        )
-        for record, kept in plays:
-            if not keep(record, kept):
-                plays.close()  # ends the rollout: its envs (and env workers) are closed
-                break
+    try:
+        if workers > 1 and len(first) > 1:
+            _evaluate_in_processes(agent, todo, workers, make_env, keep)
+        else:
+            factory = agent if isinstance(agent, AgentFactory) else build_agent_factory(agent)
+            keep.notes = factory.notes
+            written = transcripts is not None
+            plays = _play(
+                todo, factory.new_agent, batch_size, make_env, env_workers, written, on_answers
+            )
+            for record, kept in plays:
+                if not keep(record, kept):
+                    plays.close()  # ends the rollout: its envs (and env workers) are closed
+                    break
+    finally:  # done, stopped, Ctrl-C or an error: what was written is made durable
+        keep.commit()
     return in_plan_order(specs, results.records())
 
 
@@ -369,6 +390,7 @@ class _Keeper:
         self.transcripts = transcripts
         self.notes = notes
         self.streak = 0
+        self.committed = time.perf_counter()
 
     def __call__(self, record: dict[str, Any], transcript: dict[str, Any] | None = None) -> bool:
         # What the backend could not do as asked (thinking without a switch, a refused field);
@@ -378,12 +400,25 @@ class _Keeper:
             record = {**record, "backend_notes": notes}
         if self.transcripts is not None and transcript is not None:
             # first: a kill before the results line leaves a transcript the next open drops
-            self.transcripts.append(transcript)
-        self.results.append(record)
+            self.transcripts.append(transcript, sync=False)
+        self.results.append(record, sync=False)  # written: a killed process loses nothing
+        if time.perf_counter() - self.committed >= COMMIT_EVERY_S:
+            self.commit()
         if self.on_record:
             self.on_record(record)
         self.streak = self.streak + 1 if record.get("incomplete") else 0
         return self.stop_after_failures is None or self.streak < self.stop_after_failures
+
+    def commit(self) -> None:
+        """Make the trials written so far durable: one fsync a file for the whole group.
+
+        The transcripts go first, as they are written first: a power loss between the two
+        leaves transcripts without results lines, which the next open drops.
+        """
+        if self.transcripts is not None:
+            self.transcripts.sync()
+        self.results.sync()
+        self.committed = time.perf_counter()
 
 
 def _evaluate_in_processes(

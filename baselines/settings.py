@@ -22,9 +22,12 @@ import yaml
 
 import mage_envs
 from baselines.agents import parse_agent_config
+from baselines.threads import threads_setting
+from mage_agents.yaml_bounds import load_yaml
 from mage_envs.meta import TrialConfig
 
 __all__ = ["DEFAULTS", "CONFIG_DIR", "merge_settings", "ready_configs", "resolve_config"]
+__all__ += ["text_setting"]
 
 DEFAULTS: dict[str, Any] = {
     "agents": ["random"],
@@ -35,6 +38,7 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "workers": 1,
     "batch_size": 1,
+    "threads": None,
     "trial": {},
     "env_kwargs": {},
     "model_options": {},
@@ -52,7 +56,7 @@ MODEL_OPTIONS = ("base_url", "api_key_env", "strategy")
 """Flags that are options of model agents (scripted agents take none)."""
 
 _FLAG_KEYS = ("agents", "envs", "opponents", "tasks", "repeats", "seed", "workers")
-_FLAG_KEYS += ("batch_size", "out", "plots", "transcripts", "title")
+_FLAG_KEYS += ("batch_size", "threads", "out", "plots", "transcripts", "title")
 
 
 def ready_configs(directory: Path = CONFIG_DIR) -> list[str]:
@@ -115,7 +119,7 @@ def merge_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def _load_config(path: Path) -> dict[str, Any]:
     try:
-        loaded = yaml.safe_load(path.read_text()) or {}
+        loaded = load_yaml(path.read_text()) or {}
     except yaml.YAMLError as error:
         where = getattr(error, "problem_mark", None)
         at = f" at line {where.line + 1}, column {where.column + 1}" if where else ""
@@ -178,7 +182,7 @@ def _model_options(args: argparse.Namespace) -> dict[str, Any]:
         if not sep or not key:
             raise ValueError(f"--agent-option needs KEY=VALUE, not {item!r}.")
         try:
-            options[key.strip()] = yaml.safe_load(value)
+            options[key.strip()] = load_yaml(value)
         except yaml.YAMLError:
             raise ValueError(f"--agent-option {item!r}: the value is not valid YAML.") from None
     return options
@@ -209,6 +213,8 @@ def _check_settings(settings: dict[str, Any]) -> None:
     for key in ("plots", "transcripts"):
         if not isinstance(settings[key], bool):
             raise ValueError(f"{key} must be true or false, not {settings[key]!r}.")
+    settings["threads"] = threads_setting(settings["threads"])
+    text_setting("title", settings["title"])
     if not _is_int(settings["seed"]) or settings["seed"] < 0:
         raise ValueError(f"seed must be a non-negative integer, not {settings['seed']!r}.")
     envs = settings["envs"] or list(mage_envs.ENV_IDS)
@@ -220,6 +226,28 @@ def _check_settings(settings: dict[str, Any]) -> None:
     settings["envs"] = envs
     if not settings["agents"]:
         raise ValueError("No agent to evaluate: give --agent SPEC.")
+
+
+def text_setting(name: str, value: Any) -> str:
+    r"""Return ``value`` if it is text that can be written as UTF-8, else raise.
+
+    Example:
+        >>> text_setting("title", b"bad\xff".decode(errors="surrogateescape"))
+        Traceback (most recent call last):
+        ...
+        ValueError: title must be UTF-8 text, not 'bad\udcff' (byte 0xff is not UTF-8).
+    """
+    if not isinstance(value, str):
+        raise ValueError(f"{name} must be text, not {value!r}.")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:  # bytes the shell passed that are no UTF-8
+        char = ord(value[error.start])
+        byte = f"byte 0x{char - 0xDC00:02x}" if 0xDC80 <= char <= 0xDCFF else f"U+{char:04X}"
+        raise ValueError(
+            f"{name} must be UTF-8 text, not {value!r} ({byte} is not UTF-8)."
+        ) from None
+    return value
 
 
 def _is_int(value: Any) -> bool:

@@ -5,7 +5,8 @@
 - Means (returns) use Student's t interval over trials (each trial counts once). A game cut off
   by invalid answers (a forfeit) is scored in every return as the env scores it: the game's worst
   payoff by default (:class:`~mage_envs.games.openspiel_env.OpenSpielTextEnv`), a loss in W/D/L;
-  the forfeit rate is the share of games played that were forfeited.
+  the forfeit rate is the share of games played that were forfeited. Under a published answer
+  rule the final return is also given as the published env scored it (a forfeit 0).
 - The off-format rate is the share of play steps whose move was read although the answer was not
   in the requested format (no ``<action>`` tag, or other words around the move in it); strict
   parsing (``parse="strict"``) counts those steps invalid instead.
@@ -35,6 +36,7 @@ __all__ = [
     "entropy_bits",
     "summarize",
     "diversity",
+    "published_final_return",
 ]
 
 Z95 = 1.959963984540054
@@ -162,6 +164,9 @@ class GroupSummary:
     wall_s: float
     diversity: dict[str, float] = field(default_factory=dict)
     achievable: Interval | None = None
+    published_final_return: Interval | None = None
+    """The final return as the published env scored it (:func:`published_final_return`), for
+    groups played under a published answer rule; ``None`` otherwise."""
 
 
 def _rate(flags: Sequence[bool]) -> Interval:
@@ -182,10 +187,32 @@ def _outcome(record: dict[str, Any]) -> float:
     A final game cut off by invalid answers has no payoff and counts as a loss (a forfeit),
     whatever its return: with no invalid-action penalty that return is 0, which is no draw.
     """
-    payoff = record.get("final_payoff")
-    if payoff is None and record.get("final_forfeit"):
+    if record.get("final_forfeit"):  # also where a forfeit is scored 0 (forfeit_payoff: 0)
         return -1.0
+    payoff = record.get("final_payoff")
     return record["trial"]["final_return"] if payoff is None else payoff
+
+
+def published_final_return(record: dict[str, Any]) -> float | None:
+    """The final return as the published env scored it, for a record played under its rules.
+
+    MAGE's envs cut a game off at ``max_turns`` and gave it no payoff, so an agent writing junk
+    until then scored 0, above one that plays and loses; ours score that forfeit lost
+    (``forfeit_payoff``). ``None`` for records played under our own answer rules.
+
+    Example:
+        >>> record = {"env_kwargs": {"answer_rules": "mage", "reward_scale": 5},
+        ...           "trial": {"final_return": -10.0}, "final_forfeit": True, "final_payoff": -2}
+        >>> published_final_return(record)
+        0.0
+    """
+    kwargs = record.get("env_kwargs") or {}
+    if kwargs.get("answer_rules", "ours") == "ours":
+        return None
+    final = float(record["trial"]["final_return"])
+    if record.get("final_forfeit") and record.get("final_payoff") is not None:
+        final -= float(record["final_payoff"]) * float(kwargs.get("reward_scale", 1.0))
+    return final
 
 
 def _forfeits(record: dict[str, Any]) -> list[bool]:
@@ -224,6 +251,7 @@ def summarize_group(
     off_format = sum(r["off_format_steps"] for r in measured)
     forfeits = [f for r in records for f in _forfeits(r)] if two_player else []
     tokens = sum(r.get("prompt_tokens", 0) + r.get("completion_tokens", 0) for r in records)
+    published = [published_final_return(r) for r in records]
     return GroupSummary(
         key=key,
         trials=len(records),
@@ -245,6 +273,9 @@ def summarize_group(
         wall_s=math.fsum(r.get("wall_s", 0.0) for r in records),
         diversity=diversity(records),
         achievable=achievable(records, passes[-1]) if achievable else None,
+        published_final_return=(
+            mean_interval(published) if None not in published else None  # type: ignore[arg-type]
+        ),
     )
 
 

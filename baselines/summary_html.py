@@ -157,9 +157,12 @@ def transcripts_note(store: TranscriptFile | None, records: Sequence[dict[str, A
     if not kept:
         return "Transcripts: none (--no-transcripts, or trials of an older version)."
     size = sum(store.stored_bytes(trial_id) for trial_id in kept)
+    damaged = ""
+    if store.damaged:  # named in full on stderr; here the first few
+        damaged = f" {len(store.damaged)} damaged: {'; '.join(store.damaged[:3])}."
     return (
         f"Transcripts: {len(kept)} of {len(records)} trials in {store.path.name} "
-        f"({_kilobytes(size)}, {_kilobytes(size // len(kept))} per trial)."
+        f"({_kilobytes(size)}, {_kilobytes(size // len(kept))} per trial).{damaged}"
     )
 
 

@@ -27,6 +27,7 @@ checkpoint, or says the run is finished; a rerun with other settings is refused,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
 from pathlib import Path
@@ -35,7 +36,8 @@ from typing import Any
 import yaml
 from rich.console import Console
 
-from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, settings_error
+from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, print_warning, settings_error
+from baselines.folder_lock import FolderLock
 from baselines.run_flags import add_import_option
 from baselines.settings import ready_configs
 from baselines.train_config import (
@@ -48,8 +50,10 @@ from baselines.train_config import (
     read_config,
 )
 from baselines.train_flags import add_field_flags, field_values, set_values
-from baselines.train_folder import plan_run, write_final_from
+from baselines.train_folder import RunPlan, plan_run, write_final_from
 from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
+from baselines.train_refusals import machine_refusals
+from mage_agents.atomic_file import write_atomic
 
 __all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
 __all__ += ["build_parser", "build_config", "load_model", "read_config", "peft_config"]
@@ -145,25 +149,49 @@ def train(
     """Train as ``settings`` say; write the output folder; return the trainer.
 
     Returns ``None`` when the folder already holds the finished run (nothing is trained).
+
+    Raises:
+        ValueError: For bad settings, or an output folder another process is writing, or that
+            another command wrote (:class:`~baselines.folder_lock.FolderLock`).
     """
+    from mage_agents.training.library_noise import ignore_checkpointing_renames
+    from mage_agents.training.trials import check_trials
+
+    ignore_checkpointing_renames()  # TRL's calls, not the run's to read
+    config = build_config(settings)
+    check_trials(config)  # an unknown env id, env keyword or opponent fails before the model loads
+    refusals = machine_refusals(config)  # what the run would die on, said before the model loads
+    if refusals:
+        raise ValueError(" ".join(refusals))
+    with contextlib.ExitStack() as held:  # the main process holds the folder's lock to the end
+        # under accelerate launch: one process locks, decides, and removes
+        plan = decided_on_main(config, lambda: _claim(held, config, settings, restart, extend))
+        return _train(plan, config, settings, console)
+
+
+def _claim(
+    held: contextlib.ExitStack, config: Any, settings: dict[str, Any], restart: bool, extend: bool
+) -> RunPlan:
+    """Lock the output folder (until ``held`` closes), then decide what to do in it."""
+    held.enter_context(FolderLock(settings["out"], "train"))
+    constant = config.lr_scheduler_type.value == "constant"
+    return plan_run(_plain(settings), restart=restart, extend=extend, constant_rate=constant)
+
+
+def _train(plan: RunPlan, config: Any, settings: dict[str, Any], console: Console) -> Any:
+    """Train as ``plan`` says (see :func:`train`)."""
     import torch
     from transformers import PrinterCallback
 
     from baselines.train_output import OutputCallback, write_resolved
     from mage_agents.training import MetaRLTrainer
-    from mage_agents.training.trials import check_trials
 
-    config = build_config(settings)
-    check_trials(config)  # an unknown env id, env keyword or opponent fails before the model loads
-    constant = config.lr_scheduler_type.value == "constant"
-    plan = decided_on_main(  # under accelerate launch: one process decides, and removes
-        config,
-        lambda: plan_run(_plain(settings), restart=restart, extend=extend, constant_rate=constant),
-    )
     main = is_main(config)
     for line in (plan.message, launch_line(config)):
         if line and main:
             console.print(line, highlight=False)
+    if plan.warning and main:
+        print_warning(plan.warning)
     if plan.finished:
         if plan.final_from is not None and main:
             history = write_final_from(plan.final_from, settings["out"])
@@ -177,7 +205,7 @@ def train(
     except OSError as error:
         raise folder_error("--out", out, error) from None
     text = yaml.safe_dump(_plain(settings), sort_keys=False)
-    on_main(config, lambda: (out / "config.yaml").write_text(text))
+    on_main(config, lambda: write_atomic(out / "config.yaml", text))
     on_main(config, lambda: write_resolved(out, config))
     model, tokenizer = load_model(settings)
     source = model.config._name_or_path
@@ -224,7 +252,10 @@ def _write_results(
 
 
 def _save_base(model: Any, tokenizer: Any, folder: Path) -> None:
-    model.save_pretrained(folder)
+    from mage_agents.training.library_noise import library_bars_off
+
+    with library_bars_off():
+        model.save_pretrained(folder)
     tokenizer.save_pretrained(folder)
 
 

@@ -10,9 +10,13 @@ opponent, plays one trial with a random-legal agent through the trial settings t
 tokenizer when there is one, and prints what would run: trials and rows per step, the run's
 budget (generations, trials played, optimizer steps: TRL's ``max_steps`` counts optimizer
 steps, not generations), tokens per forward, the memory estimate of a step
-(:mod:`mage_agents.training.memory`) and the TRL settings that matter. Problems a run would meet
-later (an estimate over the device, a row over the token budget, a missing model) are listed as
-warnings; invalid settings exit 2, as ``train`` does.
+(:mod:`mage_agents.training.memory`) and the TRL settings that matter. The tiny model's
+architecture comes from its config alone: no weights are built, whatever its size. Problems a run
+may meet later (an estimate over the device, a row over the token budget) are listed as
+warnings; invalid settings exit 2, as ``train`` does; what the run would die on here (a model
+that is not on disk, a tokenizer without a chat template, ``report_to`` or ``use_vllm`` naming
+what is not installed, hub kernels offline: :mod:`baselines.train_refusals`) is printed after
+what would run, one line each on stderr, and exits 2.
 """
 
 from __future__ import annotations
@@ -24,8 +28,10 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
-from baselines.errors import EXIT_OK, SETTINGS_ERRORS, settings_error
+from baselines.errors import EXIT_OK, EXIT_SETTINGS, SETTINGS_ERRORS, print_error, settings_error
+from baselines.train_refusals import machine_refusals, model_refusals
 from baselines.trial_shape import measured_env, play_scripted
 from mage_agents.training.memory import (
     GIB,
@@ -62,30 +68,36 @@ def _parameters(count: int) -> str:
 
 @dataclass
 class CheckReport:
-    """What ``--check`` found: lines to print, warnings, and the figures behind them."""
+    """What ``--check`` found: lines to print, warnings, refusals and the figures behind them."""
 
     lines: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    refusals: list[str] = field(default_factory=list)
+    """What the run would die on here: each a line naming the setting and what it accepts."""
     figures: dict[str, Any] = field(default_factory=dict)
 
 
-def read_model(spec: str, settings: dict[str, Any]) -> tuple[Architecture | None, Any, str]:
-    """The model's architecture and tokenizer (either may be ``None``), and where they came from."""
-    if spec == "tiny":
-        from baselines.train_config import load_model
+def read_model(
+    spec: str, settings: dict[str, Any]
+) -> tuple[Architecture | None, Any, str, list[str]]:
+    """The model's architecture, tokenizer, where they came from, and what it lacks to train.
 
-        model, tokenizer = load_model(settings)
-        return Architecture.from_config(model.config.to_dict()), tokenizer, "the tiny model (code)"
+    The architecture and the tokenizer may be ``None``; what the model lacks are refusals. No
+    weights are read or built.
+    """
+    if spec == "tiny":
+        return (*_tiny_model(settings), [])
     from mage_agents.model_files import resolve_model
 
     try:
         source = resolve_model(spec)
     except ValueError:
         known = MODELS_DIR / f"{Path(spec).name.lower()}.json"
+        refusals = model_refusals(spec, None, False, None)
         if known.is_file():
             arch = Architecture.from_config(json.loads(known.read_text()))
-            return arch, None, f"{known.name} (not on disk: {spec})"
-        return None, None, f"not found ({spec})"
+            return arch, None, f"{known.name} (not on disk: {spec})", refusals
+        return None, None, f"not found ({spec})", refusals
     from transformers import AutoConfig, AutoTokenizer
 
     options = {"gguf_file": source.gguf_file} if source.gguf_file else {}
@@ -95,7 +107,28 @@ def read_model(spec: str, settings: dict[str, Any]) -> tuple[Architecture | None
     except (OSError, ValueError):
         tokenizer = None
     where = str(source.folder / (source.gguf_file or "config.json"))
-    return Architecture.from_config(config.to_dict()), tokenizer, where
+    refusals = model_refusals(spec, source.folder, source.gguf_file is not None, tokenizer)
+    return Architecture.from_config(config.to_dict()), tokenizer, where, refusals
+
+
+def _tiny_model(settings: dict[str, Any]) -> tuple[Architecture, Any, str]:
+    """The tiny model's architecture and tokenizer from its settings, without its weights."""
+    import inspect
+
+    from mage_agents.tiny_model import build_tiny_model, tiny_config, tiny_tokenizer
+
+    try:  # the keys build_tiny_model takes, as the run would check them
+        given = inspect.signature(build_tiny_model).bind(**(settings.get("tiny_model") or {}))
+    except TypeError as error:
+        raise ValueError(
+            f"tiny_model: {error}; it takes layers, hidden, seed, init_std, extra_corpus."
+        ) from None
+    given.apply_defaults()
+    options = given.arguments
+    tokenizer = tiny_tokenizer(options["extra_corpus"])
+    config = tiny_config(tokenizer, options["layers"], options["hidden"])
+    arch = Architecture.from_config(config.to_dict())
+    return arch, tokenizer, "the tiny model (code; its architecture only, no weights built)"
 
 
 def _tokens(prompts: list[str], tokenizer: Any) -> list[int]:
@@ -235,7 +268,8 @@ def check(settings: dict[str, Any]) -> CheckReport:
             "docs/alfworld.md)."
         )
     played = play_scripted(config, SCRIPTED_TRIALS)
-    arch, tokenizer, source = read_model(str(settings.get("model", "tiny")), settings)
+    arch, tokenizer, source, refusals = read_model(str(settings.get("model", "tiny")), settings)
+    report.refusals += refusals + machine_refusals(config)
     prompt_tokens = _tokens(played.prompts, tokenizer)
     widest = max(prompt_tokens, default=0) + config.max_completion_length
     turns = sum(played.turns) / len(played.turns)
@@ -316,7 +350,11 @@ def _memory(
 
 
 def check_main(settings: dict[str, Any], console: Console) -> int:
-    """Print the check of ``settings``; return 0 (warnings included) or 2 for an invalid one."""
+    """Print the check of ``settings``; return 0 (warnings included) or 2 for an invalid one.
+
+    A config the run would die on here (:mod:`baselines.train_refusals`) prints what would run,
+    then each refusal on stderr, and returns 2.
+    """
     try:
         report = check(settings)
     except SETTINGS_ERRORS as error:
@@ -325,5 +363,9 @@ def check_main(settings: dict[str, Any], console: Console) -> int:
         console.print(line, highlight=False, markup=False)
     for warning in report.warnings:
         console.print(f"warning: {warning}", highlight=False, markup=False)
+    for refusal in report.refusals:
+        print_error(escape(refusal))
+    if report.refusals:
+        return EXIT_SETTINGS
     console.print("check passed: nothing was trained or written.", highlight=False)
     return EXIT_OK

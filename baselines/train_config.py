@@ -16,6 +16,7 @@ import yaml
 from baselines.settings import resolve_config
 from baselines.train_flags import checked_values
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
+from mage_agents.yaml_bounds import load_yaml, yaml_problem
 
 __all__ = ["TRAIN_CONFIG_DIR", "OWN_KEYS", "DEFAULTS", "MOVED_TO_TRIAL", "STEP_COUNTS"]
 __all__ += ["read_config", "build_config", "load_model", "peft_config"]
@@ -38,7 +39,15 @@ def read_config(path: Path, depth: int = 0) -> dict[str, Any]:
             under ``trial:``, or ``base:`` configs nested too deeply.
     """
     file = resolve_config(path, TRAIN_CONFIG_DIR, "training config")
-    data = yaml.safe_load(file.read_text()) or {}
+    try:
+        data = load_yaml(file.read_text())
+    except yaml.YAMLError as error:
+        raise ValueError(f"{file}: not valid YAML: {yaml_problem(error)}.") from None
+    if data is None or data == {}:
+        raise ValueError(
+            f"{path}: the training config is empty: give its settings (env_id, estimator, ...) "
+            "or base: a ready config to start from (python -m baselines.run train --help)."
+        )
     if not isinstance(data, dict):
         raise ValueError(f"{path}: a training config is a YAML mapping of settings.")
     moved = [key for key in data if key in MOVED_TO_TRIAL]
@@ -129,7 +138,7 @@ def load_model(settings: dict[str, Any]) -> tuple[Any, Any]:
     from mage_agents.model_files import load_pretrained
 
     try:  # a folder, a .gguf file (loaded dense and saveable) or a fetched name (smollm2-135m)
-        return load_pretrained(spec, dtype="auto")
+        return load_pretrained(spec, dtype="auto", hub_kernels=bool(settings.get("hub_kernels")))
     except ValueError as error:
         raise ValueError(f"model {spec!r}: {error} Or give 'tiny'.") from None
 

@@ -22,6 +22,8 @@ from typing import Any
 
 import yaml
 
+from mage_agents.yaml_bounds import load_yaml, yaml_problem
+
 __all__ = ["add_field_flags", "field_values", "set_values", "checked_values", "field_actions"]
 
 OWN_FLAGS = ("output_dir",)
@@ -32,7 +34,10 @@ MAPPING_FIELDS = ("env_kwargs", "trial")
 
 
 def _mapping(text: str) -> dict[str, Any]:
-    value = yaml.safe_load(text) if text.strip() else {}
+    try:
+        value = load_yaml(text) if text.strip() else {}
+    except yaml.YAMLError as error:
+        raise argparse.ArgumentTypeError(f"not valid YAML: {yaml_problem(error)}") from None
     if not isinstance(value, Mapping):
         raise argparse.ArgumentTypeError(f"a YAML mapping, e.g. '{{key: value}}', not {text!r}")
     return dict(value)
@@ -171,11 +176,11 @@ def _parse(key: str, text: str, where: str) -> Any:
         return None
     try:
         if action.nargs in ("+", "*"):
-            items = yaml.safe_load(text)
+            items = load_yaml(text)
             items = items if isinstance(items, list) else [items]
             return [action.type(str(x)) if action.type else x for x in items]
         if action.type is None:
-            return yaml.safe_load(text)
+            return load_yaml(text)
         value = action.type(text)
     except (ValueError, TypeError, argparse.ArgumentTypeError, yaml.YAMLError):
         raise ValueError(f"{where}: {key} takes {_expected(action)}, not {text!r}.") from None

@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import json
 import shutil
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from mage_agents.training.trials import training_trial
+from mage_agents.yaml_bounds import load_yaml
 
 __all__ = ["RunPlan", "plan_run", "setting_changes", "write_final_from", "RUN_FILES"]
+__all__ += ["check_checkpoint"]
 
 RUN_FILES = (
     "config.yaml",
@@ -64,12 +65,14 @@ class RunPlan:
         message: What to tell the user (empty for a plain new run).
         final_from: With ``finished``: the checkpoint of the last step, when the run stopped
             before it wrote ``final/`` (:func:`write_final_from`); else ``None``.
+        warning: What the user must know about the resume (printed on stderr), or ``""``.
     """
 
     resume: str | None
     finished: bool
     message: str
     final_from: str | None = None
+    warning: str = ""
 
 
 LEGACY_TRIAL_KEYS = ("num_episodes", "same_task", "stop_on_success", "reflection", "memory")
@@ -127,7 +130,63 @@ def _describe(changes: dict[str, tuple[Any, Any]]) -> str:
 def _finished_step(out: Path) -> int | None:
     """The last step of the run whose final model the folder holds (``None``: not finished)."""
     state = out / "final" / "trainer_state.json"
-    return int(json.loads(state.read_text()).get("global_step", 0)) if state.is_file() else None
+    if not state.is_file():
+        return None
+    damage = _damage(state)
+    if damage:
+        raise ValueError(
+            f"{state} is damaged ({damage}): the step the run finished at cannot be read. "
+            "Delete final/ to write it again from the last checkpoint, or --restart."
+        )
+    return int(json.loads(state.read_text()).get("global_step", 0))
+
+
+def _damage(path: Path) -> str | None:
+    """What is wrong with a file a checkpoint holds, judged by its format (``None``: sound).
+
+    JSON must parse; ``.safetensors`` must hold every byte its header names (the library's
+    own check); ``.pt``/``.pth``/``.bin`` (``torch.save``'s zip files) must end with a
+    readable zip directory, which a file cut short lacks.
+    """
+    try:
+        if path.suffix == ".json":
+            json.loads(path.read_text(encoding="utf-8"))
+        elif path.suffix == ".safetensors":
+            from safetensors import safe_open
+
+            with safe_open(str(path), "numpy"):
+                pass
+        elif path.suffix in (".pt", ".pth", ".bin"):
+            with zipfile.ZipFile(path):
+                pass
+    except Exception as error:  # any failure to read the format is damage (SafetensorError too)
+        words = str(error).splitlines()
+        return f"{type(error).__name__}: {words[0] if words else 'unreadable'}"
+    return None
+
+
+def check_checkpoint(checkpoint: str | Path) -> str:
+    """Check that a checkpoint can be resumed from; return a warning (``""`` if none).
+
+    Raises:
+        ValueError: If one of its files is damaged (cut short, not its format): the message
+            names the file and what to do.
+    """
+    checkpoint = Path(checkpoint)
+    for path in sorted(p for p in checkpoint.rglob("*") if p.is_file()):
+        damage = _damage(path)
+        if damage:
+            raise ValueError(
+                f"{path} is damaged ({damage}): {checkpoint.name} cannot be resumed. Delete "
+                f"{checkpoint} to resume from the checkpoint before it, or --restart."
+            )
+    if not list(checkpoint.glob("rng_state*.pth")):
+        return (
+            f"{checkpoint} has no rng_state.pth: the resumed run draws other random numbers "
+            "(sampling, dropout) than an uninterrupted run would, so its weights and figures "
+            "will differ from that run's; restore the file for an exact resume."
+        )
+    return ""
 
 
 def plan_run(
@@ -168,7 +227,7 @@ def plan_run(
                 "Give another --out, or --restart to replace it."
             )
         return RunPlan(None, False, "")
-    old = yaml.safe_load(saved.read_text()) or {}
+    old = load_yaml(saved.read_text()) or {}
     changes = setting_changes(old, settings)
     steps = settings.get("max_steps")
     longer = steps is not None and steps > int(old.get("max_steps") or 0)
@@ -186,6 +245,7 @@ def plan_run(
     # without max_steps the run's length is TRL's epochs: finished once final/ is written
     if done >= steps if steps is not None else final is not None:
         if last is not None and step > (final or 0):  # stopped before final/ was written
+            check_checkpoint(last)
             return RunPlan(
                 None,
                 True,
@@ -209,7 +269,7 @@ def plan_run(
                 f" Its learning-rate schedule was made for {old.get('max_steps')} steps and now "
                 f"follows the one of {steps} steps from step {step}."
             )
-    return RunPlan(str(last), False, note)
+    return RunPlan(str(last), False, note, warning=check_checkpoint(last))
 
 
 def write_final_from(checkpoint: str | Path, out: str | Path) -> list[dict[str, Any]]:

@@ -46,12 +46,25 @@ def _number(value: Any) -> str:
     return f"{value:.4g}" if isinstance(value, float) else str(value)
 
 
+LEADING_FIGURES = (
+    "eval/exact/mean_value",
+    "eval/exact/exploitability",
+    "eval/trial/final_return",
+    "eval/trial/pass@1",
+    "eval/trial/invalid_rate",
+)
+"""The evaluation figures a reader looks for first: leftmost, ahead of the per-card details,
+so that a 1400 px screen shows them without scrolling."""
+
+
 def evaluation_table(history: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The table of every logged evaluation: its step, then each ``eval/`` figure."""
+    """The table of every logged evaluation: its step, the leading figures, each other one."""
     rows = [e for e in history if any(k.startswith("eval/") for k in e)]
     if not rows:
         return None
-    names = sorted({k for e in rows for k in e if k.startswith("eval/")})
+    logged = {k for e in rows for k in e if k.startswith("eval/")}
+    names = [n for n in LEADING_FIGURES if n in logged]
+    names += sorted(logged.difference(LEADING_FIGURES))
     cells = [[str(e.get("step", "-"))] + [_number(e.get(n, "-")) for n in names] for e in rows]
     columns = ["step"] + [n.removeprefix("eval/") for n in names]
     return {"title": "Evaluations", "columns": columns, "rows": cells, "note": ""}

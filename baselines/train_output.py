@@ -20,6 +20,8 @@ import yaml
 from rich.console import Console
 from transformers import TrainerCallback
 
+from mage_agents.atomic_file import atomic_writer, write_atomic
+
 __all__ = ["OutputCallback", "write_curves", "progress_line", "kuhn_lines", "resolved_settings"]
 
 NOT_SETTINGS = ("output_dir", "logging_dir", "trial")
@@ -51,9 +53,10 @@ def resolved_settings(config: Any) -> dict[str, Any]:
 def write_resolved(out: Path, config: Any) -> None:
     """Write ``resolved.yaml``: :func:`resolved_settings` of ``config``, for the reader."""
     text = yaml.safe_dump(resolved_settings(config), sort_keys=False)
-    (out / "resolved.yaml").write_text(
+    write_atomic(
+        out / "resolved.yaml",
         "# The settings this run trains under, as resolved from config.yaml (defaults filled\n"
-        "# in): every field that differs from MetaRLConfig's default.\n" + text
+        "# in): every field that differs from MetaRLConfig's default.\n" + text,
     )
 
 
@@ -160,11 +163,11 @@ class OutputCallback(TrainerCallback):
     def write(self, history: Sequence[dict[str, Any]]) -> None:
         """Write every logged entry to ``metrics.jsonl`` and ``metrics.csv``."""
         self.out.mkdir(parents=True, exist_ok=True)
-        with open(self.out / "metrics.jsonl", "w", encoding="utf-8") as lines:
+        with atomic_writer(self.out / "metrics.jsonl") as lines:
             for entry in history:
                 lines.write(json.dumps(entry, sort_keys=True, default=float) + "\n")
         columns = sorted({k for entry in history for k in entry})
-        with open(self.out / "metrics.csv", "w", newline="", encoding="utf-8") as table:
+        with atomic_writer(self.out / "metrics.csv", "w", newline="") as table:
             writer = csv.DictWriter(table, fieldnames=columns)
             writer.writeheader()
             writer.writerows(history)
@@ -211,6 +214,7 @@ def write_curves(history: Sequence[dict[str, Any]], path: Path) -> Path | None:
         else:
             axis.text(0.5, 0.5, "not logged", ha="center", va="center", transform=axis.transAxes)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    with atomic_writer(path, "wb") as file:
+        figure.savefig(file, format="png", dpi=110)
     plt.close(figure)
     return path

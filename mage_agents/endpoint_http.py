@@ -3,7 +3,8 @@
 :class:`EndpointError` is one failed request (retryable or not, and why); :class:`Watchdog`
 enforces a deadline on a whole attempt, not only between bytes; :func:`http_error` and
 :func:`mark_refusal` turn an error answer into an :class:`EndpointError`, naming the optional
-field the server refused where it says so; :func:`reply_from` reads a chat completion.
+field the server refused where it says so; :func:`read_body` reads an answer's body, up to
+:data:`MAX_RESPONSE_BYTES`; :func:`reply_from` reads a chat completion.
 """
 
 from __future__ import annotations
@@ -22,9 +23,15 @@ __all__ = [
     "EndpointError",
     "Watchdog",
     "http_error",
+    "MAX_RESPONSE_BYTES",
+    "read_body",
     "mark_refusal",
     "reply_from",
 ]
+
+MAX_RESPONSE_BYTES = 16 * 2**20
+"""The largest answer body read (16 MiB, a hundred times a completion of 32k tokens): a larger
+one is a malformed response, and is never read whole into memory."""
 
 RETRYABLE_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 """HTTP statuses worth retrying: rate limits, overload and transient server errors."""
@@ -86,6 +93,32 @@ class Watchdog:
     def cancel(self) -> None:
         """Stop the timer (the attempt is over)."""
         self._timer.cancel()
+
+
+def read_body(response: Any, limit: int = MAX_RESPONSE_BYTES) -> bytes:
+    """Read ``response``'s body in chunks, up to ``limit`` bytes.
+
+    Raises:
+        EndpointError: A malformed response (retryable): the body is larger than ``limit``
+            (said by its ``Content-Length`` before anything is read, or found reading it).
+    """
+    declared = response.getheader("Content-Length")
+    if declared is not None and declared.strip().isdigit() and int(declared) > limit:
+        raise _too_large(limit)
+    chunks, size = [], 0
+    while chunk := response.read(min(1 << 16, limit + 1 - size)):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int) -> EndpointError:
+    return EndpointError(
+        f"malformed response: its body is larger than {limit / 2**20:g} MiB (not read further)",
+        retryable=True,
+    )
 
 
 def http_error(

@@ -5,13 +5,19 @@ listed in the prompt, inside ``<action>`` tags) and can inject faults, one per r
 queue: ``"slow"`` (sleeps past the client's timeout), ``"drip"`` (sends a normal answer one byte
 every ``drip_s``), ``"reset"`` (closes the connection without an answer), ``"500"``, ``"429"``
 (with ``Retry-After``), ``"malformed"`` (invalid JSON), ``"bad_usage"`` (a normal answer whose
-``usage`` is not a mapping), ``"null"`` (a healthy answer whose content is ``null``) and ``"401"``.
+``usage`` is not a mapping), ``"null"`` (a healthy answer whose content is ``null``), ``"401"``
+and ``"huge"`` (an answer of ``huge_bytes`` bytes, streamed without a ``Content-Length``, so that
+only reading it tells its size; it is never held in memory whole, here either).
+With ``seconds_per_token=s`` every answer takes ``s`` seconds per completion token before it is
+sent (a slow server: 1 token/s on a busy CPU is ``s=1``).
 With ``refuse={"top_k": detail}`` it answers HTTP 422 with that detail to every request carrying
 one of those fields, as servers that do not take a field do.
-With ``stop_after=n`` it stops listening after its n-th request (a server that dies mid-run). It
-counts requests, remembers the headers it saw and the highest number of requests in flight at once
-(a request is in flight from its arrival until its answer starts to be written, so a client that
-has read an answer never sees it still counted).
+With ``echo_key=ENCODING`` the ``"500"`` and ``"401"`` answers echo the request's API key (from
+its ``Authorization`` header) in one of :data:`KEY_ECHOES`' encodings, as careless servers and
+proxies do. With ``stop_after=n`` it stops listening after its n-th request (a server that
+dies mid-run). It counts requests, remembers the headers it saw and the highest number of
+requests in flight at once (a request is in flight from its arrival until its answer starts to
+be written, so a client that has read an answer never sees it still counted).
 
 Example:
     >>> from mage_agents.openai_client import OpenAIChatBackend
@@ -28,15 +34,26 @@ import json
 import re
 import threading
 import time
+import urllib.parse
 from collections import deque
 from collections.abc import Callable, Iterable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["FakeChatServer", "first_legal_move"]
+__all__ = ["FakeChatServer", "first_legal_move", "KEY_ECHOES"]
 
 _LEGAL = re.compile(r"Legal moves: (.*?)\.\s*$", re.MULTILINE)
 _MOVE = re.compile(r"\([^)]*\)|[^,]+")
+
+
+KEY_ECHOES: dict[str, Callable[[str], str]] = {
+    "plain": lambda key: key,
+    "json": lambda key: key.replace("/", "\\/"),  # JSON's escaped solidus
+    "unicode": lambda key: "".join(c if c.isalnum() else f"\\u{ord(c):04x}" for c in key),
+    "url": lambda key: urllib.parse.quote(key, safe=""),
+    "masked": lambda key: f"{key[:12]}{'*' * 20}{key[-4:]}",  # a provider's "Incorrect key"
+}
+"""How ``echo_key`` writes the key into an error answer: each encoding a server might use."""
 
 
 def first_legal_move(messages: list[dict[str, Any]]) -> str:
@@ -66,6 +83,10 @@ class FakeChatServer:
         error_body: The body of ``"500"`` and ``"401"`` answers.
         stop_after: Stop listening after this many requests (``None``: never).
         refuse: Request field -> the detail of the HTTP 422 answered to requests carrying it.
+        seconds_per_token: How long each answer takes per completion token (a slow server).
+        huge_bytes: The size of a ``"huge"`` answer.
+        echo_key: Echo the request's key in ``"500"`` and ``"401"`` answers, encoded as
+            :data:`KEY_ECHOES` says (``None``: ``error_body``).
     """
 
     def __init__(
@@ -78,9 +99,17 @@ class FakeChatServer:
         error_body: str = '{"error": {"message": "injected fault"}}',
         stop_after: int | None = None,
         refuse: dict[str, str] | None = None,
+        seconds_per_token: float = 0.0,
+        echo_key: str | None = None,
+        huge_bytes: int = 300 * 2**20,
     ) -> None:
+        self.huge_bytes = huge_bytes
+        if echo_key is not None and echo_key not in KEY_ECHOES:
+            raise ValueError(f"echo_key must be one of {', '.join(KEY_ECHOES)}, not {echo_key!r}.")
+        self.echo_key = echo_key
         self.answer = answer
         self.refuse = dict(refuse or {})
+        self.seconds_per_token = seconds_per_token
         self.drip_s = drip_s
         self.error_body = error_body
         self.stop_after = stop_after
@@ -150,17 +179,30 @@ class FakeChatServer:
                     body = {}
                 fault = server._next_fault(dict(self.headers), body)
                 try:
-                    status, data, headers = server._respond(self.path, fault, body)
+                    status, data, headers = server._respond(self.path, fault, body, self.headers)
                 finally:
                     server._done()  # before writing: the client may send its next request then
                 if fault == "reset":
                     self.close_connection = True
                     return
+                if fault == "huge":
+                    _send_huge(self, server.huge_bytes)
+                    return
                 _send(self, status, data, headers, server.drip_s if fault == "drip" else 0.0)
 
         return Handler
 
-    def _respond(self, path: str, fault: str | None, body: dict) -> tuple[int, bytes, dict]:
+    def _error_body(self, headers: Any) -> str:
+        """``error_body``, or with ``echo_key`` an error echoing the key (raw JSON, as written)."""
+        if self.echo_key is None:
+            return self.error_body
+        key = str((headers or {}).get("Authorization", "")).removeprefix("Bearer ")
+        echo = KEY_ECHOES[self.echo_key](key)
+        return '{"error": {"message": "Incorrect API key provided: ' + echo + '."}}'
+
+    def _respond(
+        self, path: str, fault: str | None, body: dict, headers: Any = None
+    ) -> tuple[int, bytes, dict]:
         """Return the status, body and extra headers of the answer to one request."""
         if path.rstrip("/") != "/v1/chat/completions":
             return 404, b'{"error": "not found"}', {}
@@ -170,7 +212,7 @@ class FakeChatServer:
         if fault == "slow":
             time.sleep(self.slow_s)
         elif fault in ("500", "401"):
-            return int(fault), self.error_body.encode(), {}
+            return int(fault), self._error_body(headers).encode(), {}
         elif fault == "429":
             return 429, b'{"error": "rate limited"}', {"Retry-After": str(self.retry_after)}
         elif fault == "malformed":
@@ -179,6 +221,7 @@ class FakeChatServer:
         text = None if fault == "null" else self.answer(messages)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
         usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text or "") // 4}
+        time.sleep(self.seconds_per_token * usage["completion_tokens"])  # generating them
         payload = {
             "id": f"fake-{self.requests}",
             "object": "chat.completion",
@@ -187,6 +230,23 @@ class FakeChatServer:
             "usage": "unknown" if fault == "bad_usage" else usage,
         }
         return 200, json.dumps(payload).encode(), {}
+
+
+def _send_huge(handler: BaseHTTPRequestHandler, size: int) -> None:
+    """A chat completion of ``size`` bytes, written 1 MiB at a time, its end the close."""
+    head = b'{"choices": [{"message": {"role": "assistant", "content": "'
+    chunk = b"x" * 2**20
+    try:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        handler.end_headers()
+        handler.wfile.write(head)
+        for _ in range(max(size - len(head), 0) // len(chunk)):
+            handler.wfile.write(chunk)
+        handler.wfile.write(b'"}}]}')
+    except (BrokenPipeError, ConnectionResetError):  # the client stopped reading: as it should
+        pass
+    handler.close_connection = True
 
 
 def _send(

@@ -13,12 +13,13 @@ from typing import Any
 __all__ = ["load_gguf"]
 
 
-def load_gguf(path: str | Path, dtype: Any = None) -> tuple[Any, Any]:
+def load_gguf(path: str | Path, dtype: Any = None, **load_options: Any) -> tuple[Any, Any]:
     """Load a GGUF file as a dense, saveable ``transformers`` model and its tokenizer.
 
     The file's own metadata gives the config, the tokenizer and the chat template. Quantised
     weights (Q4_1, Q8_0, ...) are unpacked to ``dtype`` (float32 by default); the result is an
     ordinary model: ``save_pretrained`` writes a folder :func:`load_pretrained` reads back.
+    ``load_options`` go to the model's ``from_pretrained`` (``use_kernels=False``).
     """
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -32,7 +33,7 @@ def load_gguf(path: str | Path, dtype: Any = None) -> tuple[Any, Any]:
         pass
     else:  # not given to the tokenizer: it would keep it and fail to save
         options["quantization_config"] = GgufConfig(dequantize=True)
-    model = AutoModelForCausalLM.from_pretrained(path.parent, **options)
+    model = AutoModelForCausalLM.from_pretrained(path.parent, **options, **load_options)
     _clear_quantizer(model)
     if dtype not in (None, "auto"):
         model = model.to(getattr(torch, dtype) if isinstance(dtype, str) else dtype)

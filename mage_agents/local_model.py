@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from mage_agents.base import Chat, Reply
+from mage_agents.placement import AUTO, choose_device, generation_dtype
 from mage_agents.prompting import ANSWER_STOPS, cut_at_stop
 
 __all__ = ["LocalModelBackend", "render_chat"]
@@ -70,11 +71,17 @@ class LocalModelBackend:
             ``enable_thinking``: LaMer evaluated with it off, MAGE on); ``None`` leaves the
             template's default. ``True`` on a template without the switch runs without thinking
             and says so in :attr:`notes` (what a server rendering that template does silently).
-        batch_size: Prompts generated together (a call with more prompts runs several batches).
+        batch_size: Prompts generated together (a call with more prompts runs several batches);
+            ``None``: every call in one batch, so a runner's ``--batch-size`` trials are one
+            batch on the device.
         stop_strings: Generation of a prompt stops once its text contains one of these.
         seed: Seeds torch before each batch (batch ``i`` of the backend's life uses ``seed + i``),
             so the same sequence of calls gives the same text.
-        device: Where the model runs (``"cpu"``, ``"cuda"``, ...).
+        device: Where the model runs: ``"auto"`` (CUDA when there is one, else the CPU),
+            ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ... On CUDA a card with bf16 generates in bf16
+            (:mod:`mage_agents.placement`).
+        hub_kernels: Let ``transformers`` swap layers for kernels fetched from the Hub when
+            loading from a path (off: nothing is fetched; a machine offline loads the model).
         name: The backend's name in results (default: the directory name).
         return_ids: Also return each reply's ``prompt_ids``, ``completion_ids`` and the sampling
             ``logprobs`` of the completion tokens (``log_softmax(logits / temperature)``, read
@@ -93,27 +100,31 @@ class LocalModelBackend:
         top_k: int | None = None,
         max_new_tokens: int = 256,
         thinking: bool | None = None,
-        batch_size: int = 16,
+        batch_size: int | None = None,
         stop_strings: Sequence[str] = DEFAULT_STOPS,
         seed: int = 0,
-        device: str = "cpu",
+        device: str = AUTO,
+        hub_kernels: bool = False,
         name: str | None = None,
         return_ids: bool = False,
     ) -> None:
-        if batch_size < 1 or max_new_tokens < 1 or temperature < 0:
-            raise ValueError("Need batch_size >= 1, max_new_tokens >= 1 and temperature >= 0.")
+        if (batch_size is not None and batch_size < 1) or max_new_tokens < 1 or temperature < 0:
+            raise ValueError(
+                "Need batch_size >= 1 (or None), max_new_tokens >= 1 and temperature >= 0."
+            )
         if top_k is not None and (isinstance(top_k, bool) or int(top_k) < 1):
             raise ValueError(f"top_k must be None or an int >= 1, not {top_k!r}.")
         if isinstance(model, str | Path):
             from mage_agents.model_files import load_pretrained, resolve_model
 
             source = resolve_model(model)
-            model, loaded = load_pretrained(model)
+            model, loaded = load_pretrained(model, hub_kernels=hub_kernels)
             tokenizer = tokenizer or loaded
             name = name or f"local:{source.name}"
         if tokenizer is None:
             raise ValueError("A loaded model needs its tokenizer: pass tokenizer=...")
-        self.model = model.to(device).eval()
+        device = choose_device(device)
+        self.model = model.to(device=device, dtype=generation_dtype(device)).eval()
         self.tokenizer = tokenizer
         self.tokenizer.padding_side = "left"  # generated tokens must follow every prompt directly
         if self.tokenizer.pad_token_id is None:
@@ -124,7 +135,8 @@ class LocalModelBackend:
         self.notes: list[str] = []
         """What the backend could not do as asked, and what it did instead (for the results)."""
         self.thinking = self._thinking_switch(thinking)
-        self.max_new_tokens, self.batch_size = int(max_new_tokens), int(batch_size)
+        self.max_new_tokens = int(max_new_tokens)
+        self.batch_size = None if batch_size is None else int(batch_size)
         self.stop_strings = list(stop_strings)
         self.seed, self.device = int(seed), device
         self.return_ids = bool(return_ids)
@@ -155,8 +167,9 @@ class LocalModelBackend:
         """Generate one completion per chat, ``batch_size`` chats at a time."""
         prompts = [render_chat(self.tokenizer, chat, self.thinking) for chat in chats]
         replies: list[Reply] = []
-        for start in range(0, len(prompts), self.batch_size):
-            replies.extend(self._generate_batch(prompts[start : start + self.batch_size]))
+        size = self.batch_size or max(len(prompts), 1)
+        for start in range(0, len(prompts), size):
+            replies.extend(self._generate_batch(prompts[start : start + size]))
         return replies
 
     @torch.inference_mode()

@@ -11,18 +11,26 @@ Nothing is downloaded (``local_files_only=True``). :func:`load_pretrained` accep
   (``smollm2-135m``: see :func:`~mage_agents.pretrained.fetch_model`).
 
 Both the evaluation backend (``local:SPEC``) and the trainer (``model: SPEC``) load through here.
+
+Hub kernels stay off unless asked for (``hub_kernels=True``): ``transformers`` >= 5 turns them
+on by default, and then swaps layers for kernels it fetches from the Hub when the model first
+runs on a GPU (or is put in train mode there), which fails on a machine without network. A load
+that fails says why: a package that is missing, a file that is missing, a hub kernel that could
+not be fetched, or files that could not be read.
 """
 
 from __future__ import annotations
 
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from mage_agents.gguf import load_gguf
+from mage_agents.placement import kernel_options
 from mage_agents.pretrained import MARKER, cached_model_dir
 
-__all__ = ["ModelSource", "resolve_model", "load_pretrained", "load_gguf"]
+__all__ = ["ModelSource", "resolve_model", "load_pretrained", "load_gguf", "kernel_options"]
 
 
 @dataclass(frozen=True)
@@ -77,38 +85,74 @@ def resolve_model(spec: str | Path) -> ModelSource:
     )
 
 
-def load_pretrained(spec: str | Path, dtype: Any = None) -> tuple[Any, Any]:
+def load_pretrained(
+    spec: str | Path, dtype: Any = None, hub_kernels: bool = False
+) -> tuple[Any, Any]:
     """Load ``(model, tokenizer)`` from a folder, a GGUF file or a known model's name.
 
     Args:
         spec: What :func:`resolve_model` accepts.
         dtype: The weights' dtype (``None``: as saved, ``"auto"`` for a saved folder).
+        hub_kernels: Let ``transformers`` swap layers for kernels from the Hub (needs the
+            ``kernels`` package, and the network or a cache that holds them).
+
+    Raises:
+        ValueError: If the model is not there or does not load; the message names the cause.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source = resolve_model(spec)
+    kernels = kernel_options(hub_kernels)
     try:
         if source.gguf_file is not None:
-            return load_gguf(source.folder / source.gguf_file, dtype=dtype)
+            return load_gguf(source.folder / source.gguf_file, dtype=dtype, **kernels)
         tokenizer = AutoTokenizer.from_pretrained(source.folder, local_files_only=True)
         model = AutoModelForCausalLM.from_pretrained(
-            source.folder, local_files_only=True, dtype=dtype or "auto"
+            source.folder, local_files_only=True, dtype=dtype or "auto", **kernels
         )
-    except ImportError:  # a missing package: its own message says which
-        raise
-    except Exception as error:  # truncated or damaged files fail in many libraries' own ways
-        raise _damaged(source, error) from error
+    except Exception as error:  # each library fails in its own way: say which way it was
+        raise load_error(source, error) from error
     return model, tokenizer
 
 
-def _damaged(source: ModelSource, error: Exception) -> ValueError:
-    """The error of model files that exist but do not load, with what to do about it."""
+def load_error(source: ModelSource, error: Exception) -> ValueError:
+    """The error of a model that does not load, naming the cause and what to do about it."""
     where = source.folder if source.gguf_file is None else source.folder / source.gguf_file
+    said = f"{type(error).__name__}: {str(error)[:300]}"
+    if _from_kernels(error):
+        return ValueError(
+            f"{where} could not be loaded: a hub kernel could not be had ({said}); hub kernels "
+            "need the kernels package and the network (or a cache holding them): leave "
+            "hub_kernels off (the default) to load the model as it is."
+        )
+    if isinstance(error, ImportError):
+        return ValueError(f"{where} could not be loaded: a package is missing ({said}).")
     if (source.folder / MARKER).is_file():  # a known model in the cache
         fix = f"fetch it again: python -m baselines.models get {source.folder.name} --force"
     else:
         fix = "save or copy the model again"
+    if isinstance(error, FileNotFoundError) or "file named" in str(error):
+        return ValueError(f"{where} could not be loaded: a file is missing ({said}); {fix}.")
     return ValueError(
-        f"{where} could not be loaded ({type(error).__name__}: {str(error)[:300]}); its files "
-        f"look damaged or incomplete: {fix}."
+        f"{where} could not be loaded: its files could not be read ({said}); they look damaged "
+        f"or incomplete: {fix}."
     )
+
+
+KERNEL_FRAMES = ("set_use_kernels", "kernelize")
+"""Where transformers fetches and applies hub kernels (its ``modeling_utils``)."""
+
+
+def _from_kernels(error: BaseException) -> bool:
+    """Whether ``error`` (or an error it came from) was raised fetching or applying hub kernels."""
+    for _ in range(8):  # the error and those it came from
+        if error is None:
+            return False
+        frames = traceback.extract_tb(error.__traceback__)
+        if "Kernels are not available" in str(error) or any(
+            f.name in KERNEL_FRAMES or "hub_kernels" in f.filename or "/kernels/" in f.filename
+            for f in frames
+        ):
+            return True
+        error = error.__cause__ or error.__context__
+    return False

@@ -2,13 +2,15 @@
 
 Only the standard library is used (``http.client``; proxy variables are not read). Many prompts
 are sent at once through a thread pool bounded by ``max_concurrency``. Rate limits (429), server
-errors (5xx), timeouts, dropped connections and malformed JSON are retried with exponential
-backoff (honouring ``Retry-After``); when the retries run out, or on an error that retrying cannot
-fix (400, 401, 404), the prompt's :class:`~mage_agents.base.Reply` carries the reason in ``error``
-and the evaluation goes on.
+errors (5xx), timeouts, dropped connections and malformed responses (invalid JSON, or a body
+over 16 MiB, never read whole: :data:`~mage_agents.endpoint_http.MAX_RESPONSE_BYTES`) are retried
+with exponential backoff (honouring ``Retry-After``); when the retries run out, or on an error
+that retrying cannot fix (400, 401, 404), the prompt's :class:`~mage_agents.base.Reply` carries
+the reason in ``error`` and the evaluation goes on.
 
-``timeout_s`` is a deadline for the whole attempt, not only a socket timeout (by default 60 s plus
-0.1 s per token of ``max_tokens``, so a slow CPU server finishing a long answer is not cut off).
+``timeout_s`` is a deadline for the whole attempt, not only a socket timeout; unset (the default),
+the deadline follows the server's measured speed and ``max_tokens``, so that a slow CPU server
+finishing a long answer is not cut off (:mod:`mage_agents.endpoint_deadline`).
 Every failed attempt is counted in :attr:`~mage_agents.base.Reply.faults`, the retried ones too.
 How many requests are in flight adapts to the server (:mod:`mage_agents.endpoint_gate`).
 
@@ -19,12 +21,16 @@ field is dropped or carried another way, with a note in :attr:`OpenAIChatBackend
 request fails with the flag to pass.
 
 The API key is read from an environment variable at each request. It is never stored on the
-object, and it is replaced by ``***`` in error texts (before they are cut to length) and in
-completions, so it cannot appear in a repr, a log line or a results file.
+object, and every echo of it in an error text (plain, JSON-escaped, URL-encoded or partly masked)
+is replaced by ``***`` before the text is cut to length, so it cannot appear in a repr, a log
+line or a results file. Answers are played as the model wrote them: only a key of 8 characters
+or more found verbatim in one (a server echoing the request) is replaced
+(:mod:`mage_agents.redaction`).
 """
 
 from __future__ import annotations
 
+import functools
 import http.client
 import json
 import os
@@ -38,15 +44,18 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from mage_agents.base import Chat, Reply
+from mage_agents.endpoint_deadline import SpeedMeter, speed_deadline, timeout_reason
 from mage_agents.endpoint_gate import ConcurrencyGate, Stalled, gate_for
 from mage_agents.endpoint_http import (
     EndpointError,
     Watchdog,
     http_error,
     mark_refusal,
+    read_body,
     reply_from,
 )
 from mage_agents.prompting import ANSWER_STOPS, cut_at_stop
+from mage_agents.redaction import redact_answer, redact_error
 from mage_agents.server_fields import transformers_generation_config
 
 __all__ = ["OpenAIChatBackend", "EndpointError"]
@@ -70,7 +79,8 @@ class OpenAIChatBackend:
             ``max_concurrency`` in flight whatever the server.
         timeout_s: Deadline of one attempt, from sending to the last byte of the answer, in
             seconds (a server that answers slowly, or drips its answer, is cut off there);
-            ``None``: 60 s plus 0.1 s per token of ``max_tokens`` (10 tokens/s, a slow CPU).
+            ``None``: a deadline that follows the server's speed, measured on its answers, and
+            ``max_tokens`` (:func:`~mage_agents.endpoint_deadline.speed_deadline`).
         max_retries: Extra attempts after the first, for retryable failures.
         backoff_s: First backoff delay; it doubles at each retry, up to ``max_backoff_s``.
         max_backoff_s: Upper bound on one backoff delay (also caps ``Retry-After``).
@@ -147,6 +157,8 @@ class OpenAIChatBackend:
         self._gate = (
             gate_for(self.base_url, self.max_concurrency) if self.adaptive_concurrency else None
         )
+        self.speed = SpeedMeter()
+        """The server's measured speed (its last answers' completion tokens a second)."""
 
     @property
     def name(self) -> str:
@@ -155,8 +167,10 @@ class OpenAIChatBackend:
 
     @property
     def deadline_s(self) -> float:
-        """The deadline of one attempt: ``timeout_s``, else 60 s + 0.1 s per ``max_tokens``."""
-        return self.timeout_s if self.timeout_s is not None else 60.0 + 0.1 * self.max_tokens
+        """The deadline of the next attempt: ``timeout_s``, else one that follows the speed."""
+        if self.timeout_s is not None:
+            return self.timeout_s
+        return speed_deadline(self.max_tokens, self.speed.tokens_per_s(), self.speed.waits_in_vain)
 
     @property
     def gate(self) -> ConcurrencyGate | None:
@@ -192,11 +206,12 @@ class OpenAIChatBackend:
                 failures += 1
                 if not error.retryable or failures > self.max_retries:
                     tries = f" after {failures} attempt{'s' if failures > 1 else ''}"
-                    return Reply("", error=self._redact(f"{error}{tries}"), faults=failures)
+                    error_text = redact_error(f"{error}{tries}", self._key())
+                    return Reply("", error=error_text, faults=failures)
                 time.sleep(self._delay(failures - 1, error.retry_after))
             else:
                 # a server may echo the request headers into its answer: never store the key
-                text = self._redact(cut_at_stop(reply.text, self.stop))
+                text = redact_answer(cut_at_stop(reply.text, self.stop), self._key())
                 return replace(reply, text=text, faults=failures)
 
     def _attempt(self, chat: Chat, seed: int | None) -> Reply:
@@ -206,22 +221,27 @@ class OpenAIChatBackend:
             ticket = self._gate.acquire() if self._gate else 0
         except Stalled:
             raise EndpointError(
-                f"not sent: a request in flight found no answer within timeout_s="
-                f"{self.deadline_s:g} s while this one waited (the server may hang)",
+                "not sent: a request in flight timed out while this one waited, and nothing "
+                f"was answered since (the server may hang; deadline {self.deadline_s:g} s, "
+                "timeout_s to change it)",
                 retryable=True,
             ) from None
+        deadline = self.deadline_s  # fixed when sent: answers that come meanwhile change the next
         start, tokens, timed_out, answered = time.perf_counter(), 0, False, False
         try:
-            reply = reply_from(self._post(body))
+            reply = reply_from(self._post(body, deadline))
             tokens, answered = reply.completion_tokens, True
+            self.speed.add(time.perf_counter() - start, tokens)
             return reply
         except EndpointError as error:
             timed_out = error.timed_out
+            if timed_out:
+                self.speed.timed_out()
             raise
         finally:
             if self._gate:
                 seconds = time.perf_counter() - start
-                self._gate.release(ticket, seconds, tokens, self.deadline_s, timed_out, answered)
+                self._gate.release(ticket, seconds, tokens, deadline, timed_out, answered)
 
     def _adapt(self, error: EndpointError) -> bool:
         """Do without the field ``error`` says the server refused; False if the client cannot."""
@@ -274,30 +294,30 @@ class OpenAIChatBackend:
         base = min(self.backoff_s * 2**attempt, self.max_backoff_s)
         return base * (0.5 + random.random() / 2)  # jitter spreads the retries of many threads
 
-    def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _post(self, body: dict[str, Any], deadline: float) -> dict[str, Any]:
         """POST one request and return the decoded JSON, or raise :class:`EndpointError`.
 
-        ``timeout_s`` bounds the whole attempt, from connecting to the last byte: a socket
+        ``deadline`` bounds the whole attempt, from connecting to the last byte: a socket
         timeout alone restarts at every byte received, so a server dripping one byte a second
         would hold a request forever.
         """
         headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env)
+        key = self._key()
         if key:
             headers["Authorization"] = f"Bearer {key}"
         data = json.dumps(body).encode()
-        connection = self._connection()
-        watchdog = Watchdog(self.deadline_s)
+        connection = self._connection(deadline)
+        watchdog = Watchdog(deadline)
         try:
             connection.connect()
             watchdog.watch(connection.sock)
             connection.request("POST", self._path + "/chat/completions", data, headers)
             response = connection.getresponse()
-            raw = response.read()
+            raw = read_body(response)
             status = response.status
         except (TimeoutError, http.client.HTTPException, OSError, ValueError) as error:
             if watchdog.fired:
-                raise self._deadline_error() from None
+                raise self._deadline_error(deadline) from None
             if isinstance(error, TimeoutError):
                 raise EndpointError(f"timeout ({error})", True, timed_out=True) from None
             raise EndpointError(f"connection failed ({error})", retryable=True) from None
@@ -305,9 +325,10 @@ class OpenAIChatBackend:
             watchdog.cancel()
             connection.close()
         if watchdog.fired:  # the watchdog cut the body short: what was read is not the answer
-            raise self._deadline_error()
+            raise self._deadline_error(deadline)
         if status >= 400:
-            error = http_error(status, raw, response.getheader("Retry-After"), self._redact)
+            redact = functools.partial(redact_error, key=key)
+            error = http_error(status, raw, response.getheader("Retry-After"), redact)
             raise mark_refusal(error, status, raw, set(body))
         try:
             return json.loads(raw)
@@ -326,9 +347,8 @@ class OpenAIChatBackend:
         adaptive = self.adaptive_concurrency
         self._gate = gate_for(self.base_url, self.max_concurrency) if adaptive else None
 
-    def _connection(self) -> http.client.HTTPConnection:
+    def _connection(self, timeout: float) -> http.client.HTTPConnection:
         parts = urllib.parse.urlsplit(self.base_url)
-        timeout = self.deadline_s
         if parts.scheme == "https":
             return http.client.HTTPSConnection(parts.hostname, parts.port, timeout=timeout)
         return http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
@@ -337,13 +357,13 @@ class OpenAIChatBackend:
     def _path(self) -> str:
         return urllib.parse.urlsplit(self.base_url).path
 
-    def _deadline_error(self) -> EndpointError:
-        reason = f"timeout (no complete response within timeout_s={self.deadline_s:g} s)"
+    def _deadline_error(self, deadline: float) -> EndpointError:
+        reason = timeout_reason(deadline, self.timeout_s, self.max_tokens, self.speed)
         return EndpointError(reason, retryable=True, timed_out=True)
 
-    def _redact(self, text: str) -> str:
-        key = os.environ.get(self.api_key_env)
-        return text.replace(key, "***") if key else text
+    def _key(self) -> str | None:
+        """The API key, read from its environment variable at each use (never kept)."""
+        return os.environ.get(self.api_key_env) or None
 
 
 _DROPPED = {

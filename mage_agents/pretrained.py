@@ -259,8 +259,9 @@ def _sha256(path: Path) -> str:
 def _convert(gguf: Path, out: Path, dtype: str) -> None:
     """Load the GGUF through transformers and save it as a normal folder."""
     from mage_agents.gguf import load_gguf
+    from mage_agents.placement import kernel_options
 
-    model, tokenizer = load_gguf(gguf, dtype=dtype)
+    model, tokenizer = load_gguf(gguf, dtype=dtype, **kernel_options())
     model.save_pretrained(out)
     tokenizer.save_pretrained(out)
     licence = gguf.parent / "LICENSE"

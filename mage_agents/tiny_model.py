@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = ["build_tiny_model", "reinitialise", "CHAT_TEMPLATE", "RESPONSE_TEMPLATE", "MOVE_TOOL"]
+__all__ += ["tiny_tokenizer", "tiny_config"]
 
 MOVE_TOOL = "move"
 """The tool the tiny chat model calls compactly (``TrialEnvironment.move(move)``)."""
@@ -168,8 +169,27 @@ def build_tiny_model(
         ``(model, tokenizer)``.
     """
     import torch
-    from tokenizers import ByteLevelBPETokenizer
-    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+    from transformers import LlamaForCausalLM
+
+    tokenizer = tiny_tokenizer(extra_corpus)
+    config = tiny_config(tokenizer, layers, hidden)
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config).eval()
+    if init_std is not None:
+        reinitialise(model, init_std, seed)
+    if save_dir is not None:
+        model.save_pretrained(save_dir)
+        tokenizer.save_pretrained(save_dir)
+    return model, tokenizer
+
+
+def tiny_tokenizer(extra_corpus: Sequence[str] = ()) -> Any:
+    """The tiny model's byte-level BPE tokenizer with its chat template, trained in code.
+
+    ``extra_corpus``: more text it is trained on (:func:`build_tiny_model`'s argument).
+    """
+    from tokenizers import ByteLevelBPETokenizer, Tokenizer
+    from transformers import PreTrainedTokenizerFast
 
     corpus = [*_CORPUS, *_PROMPT_SENTENCES, *extra_corpus]
     specials = ["<|endoftext|>", "<|pad|>"]
@@ -177,12 +197,23 @@ def build_tiny_model(
     bpe.train_from_iterator(
         corpus * 4, vocab_size=1500, min_frequency=2, special_tokens=specials, show_progress=False
     )
+    # The trainer's wrapper is not a ``tokenizers.Tokenizer``: transformers' streaming response
+    # parser (TRL's tool calls, ``transformers serve``) needs the real one, which its JSON gives.
     tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=bpe, eos_token="<|endoftext|>", pad_token="<|pad|>"
+        tokenizer_object=Tokenizer.from_str(bpe.to_str()),
+        eos_token="<|endoftext|>",
+        pad_token="<|pad|>",
     )
     tokenizer.chat_template = CHAT_TEMPLATE
     tokenizer.response_template = dict(RESPONSE_TEMPLATE)
-    config = LlamaConfig(
+    return tokenizer
+
+
+def tiny_config(tokenizer: Any, layers: int = 2, hidden: int = 64) -> Any:
+    """The tiny model's ``LlamaConfig`` for ``tokenizer``: its architecture, without weights."""
+    from transformers import LlamaConfig
+
+    return LlamaConfig(
         vocab_size=len(tokenizer),
         hidden_size=hidden,
         intermediate_size=2 * hidden,
@@ -194,11 +225,3 @@ def build_tiny_model(
         pad_token_id=tokenizer.pad_token_id,
         bos_token_id=tokenizer.eos_token_id,
     )
-    torch.manual_seed(seed)
-    model = LlamaForCausalLM(config).eval()
-    if init_std is not None:
-        reinitialise(model, init_std, seed)
-    if save_dir is not None:
-        model.save_pretrained(save_dir)
-        tokenizer.save_pretrained(save_dir)
-    return model, tokenizer

@@ -83,6 +83,10 @@ class TransformersServer:
         port: The port (default: a free one).
         continuous_batching: Batch concurrent requests (``--continuous-batching``).
         threads: Torch threads of the server (``OMP_NUM_THREADS``).
+        device: The server's ``--device``: ``auto`` (a GPU when there is one), ``cpu``,
+            ``cuda:0``, ...
+        hub_kernels: Let the server swap layers for kernels fetched from the Hub (off:
+            ``USE_HUB_KERNELS=0``, so a machine without network serves the model as it is).
         start_timeout_s: How long to wait for the server to answer ``/health``.
         log: Where the server's output goes (default: discarded).
     """
@@ -95,11 +99,14 @@ class TransformersServer:
         threads: int = 1,
         start_timeout_s: float = 120.0,
         log: Path | None = None,
+        device: str = "auto",
+        hub_kernels: bool = False,
     ) -> None:
         self.model = str(model)
         self.port = port or _free_port()
         self.continuous_batching = continuous_batching
         self.threads = threads
+        self.device, self.hub_kernels = device, hub_kernels
         self.start_timeout_s = start_timeout_s
         self.log = log
         self.startup_s: float | None = None
@@ -127,11 +134,12 @@ class TransformersServer:
                 "transformers serve needs the serve extra: pip install 'mage-metarl[serve]'."
             )
         command = [sys.executable, "-m", "transformers.cli.transformers", "serve", self.model]
-        command += ["--host", "127.0.0.1", "--port", str(self.port), "--device", "cpu"]
+        command += ["--host", "127.0.0.1", "--port", str(self.port), "--device", self.device]
         command += ["--log-level", "warning"]
         if self.continuous_batching:
             command.append("--continuous-batching")
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": str(self.threads)}
+        env["USE_HUB_KERNELS"] = "1" if self.hub_kernels else "0"
         output = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
         start = time.perf_counter()
         self._process = subprocess.Popen(

@@ -11,6 +11,7 @@ the same thing there.
 from __future__ import annotations
 
 import importlib
+import traceback
 from collections.abc import Iterable
 
 __all__ = ["load_plugins", "loaded_plugins"]
@@ -31,7 +32,21 @@ def load_plugins(modules: Iterable[str]) -> None:
             importlib.import_module(name)
         except ImportError as error:
             raise ValueError(f"--import {name}: the module cannot be imported ({error}).") from None
+        except Exception as error:  # the module itself failed while importing: say how, briefly
+            words = error.msg if isinstance(error, SyntaxError) else str(error)
+            raise ValueError(
+                f"--import {name}: importing it failed{_where(error)}: "
+                f"{type(error).__name__}: {words}"
+            ) from None
         _LOADED.append(name)
+
+
+def _where(error: Exception) -> str:
+    """`` at FILE:LINE`` where the import failed (the innermost line of its traceback)."""
+    if isinstance(error, SyntaxError) and error.filename:
+        return f" at {error.filename}:{error.lineno}"
+    frames = traceback.extract_tb(error.__traceback__)
+    return f" at {frames[-1].filename}:{frames[-1].lineno}" if frames else ""
 
 
 def loaded_plugins() -> tuple[str, ...]:

@@ -1,5 +1,6 @@
 """The arena: ratings that agree with exact values, resume, faults never scored, Wilson by hand."""
 
+import dataclasses
 import json
 import math
 
@@ -7,7 +8,7 @@ import pytest
 from scipy.stats import binomtest
 
 from baselines import run
-from baselines.arena import play_arena
+from baselines.arena import markdown, play_arena
 from baselines.arena_exact import pair_value
 from baselines.arena_games import Players, schedule
 from baselines.arena_ratings import duplicate_matches, head_to_head, ratings, wilson_interval
@@ -219,3 +220,34 @@ def test_the_arena_command_refuses_bad_settings_in_one_line(capsys):
     argv = ["arena", "--agents", "cfr", "random", "--env", "mage/Sokoban-v0"]
     assert run.main(argv) == run.EXIT_SETTINGS
     assert "two-player games of the suite" in capsys.readouterr().err
+
+
+def test_the_arena_command_says_backend_failures_on_stderr(tmp_path, test_schemes, capsys):
+    BACKEND["down"] = True
+    argv = ["arena", "--agents", "flaky:1", "random", "--games", "2", "--out", str(tmp_path)]
+    assert run.main(argv) == run.EXIT_FAILED_TRIALS
+    printed = capsys.readouterr()
+    assert "4 games failed" in printed.err and "games failed" not in printed.out
+    BACKEND["down"] = False
+
+
+def test_arena_md_escapes_the_players_names(tmp_path):
+    report = play_arena(KUHN, ["cfr", "random"], 2, 0, tmp_path, bootstrap=0)
+    report.pairs[0] = dataclasses.replace(report.pairs[0], player="a|b\nc")
+    assert "| a\\|b c | random |" in markdown(report, "random")
+
+
+def test_a_damaged_arena_line_is_named_and_its_game_played_again_once(tmp_path, capsys):
+    argv = ["arena", "--agents", "cfr", "random", "--games", "3", "--bootstrap", "20"]
+    argv += ["--out", str(tmp_path), "--no-plots"]
+    assert run.main(argv) == 0
+    lines = (tmp_path / "results.jsonl").read_bytes().split(b"\n")
+    lines[2] = b"\x00" * 10
+    (tmp_path / "results.jsonl").write_bytes(b"\n".join(lines))
+    capsys.readouterr()
+    assert run.main(argv) == 0
+    printed = capsys.readouterr()
+    assert "line 3 is damaged (not a JSON trial record)" in printed.err
+    assert "6 games (5 resumed, 1 played)" in printed.out
+    assert run.main(argv) == 0
+    assert "6 games (6 resumed, 0 played)" in capsys.readouterr().out

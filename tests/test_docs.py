@@ -37,7 +37,8 @@ def test_an_example_shown_in_the_docs_is_the_file_itself(page, code):
 
 
 @pytest.mark.parametrize("code", [s[2] for s in SNIPPETS], ids=[f"{p}-{i}" for p, i, _ in SNIPPETS])
-def test_docs_python_snippet_runs(code, capsys):
+def test_docs_python_snippet_runs(code, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what a snippet writes (runs/...) stays out of the repository
     exec(compile(code, "docs", "exec"), {})
 
 
@@ -83,7 +84,8 @@ def test_missing_matplotlib_skips_plots_with_a_note(tmp_path, monkeypatch, capsy
     assert "matplotlib" in capsys.readouterr().out
     written = {p.name for p in tmp_path.iterdir()}
     assert written == {"results.jsonl", "transcripts.jsonl.gz", "summary.md", "summary.csv"} | {
-        "summary.html"
+        "summary.html",
+        ".mage-lock",  # the folder's lock, naming its writer (baselines/folder_lock.py)
     }
 
 

@@ -9,6 +9,7 @@ EXAMPLES = sorted((pathlib.Path(__file__).parent.parent / "examples").glob("*.py
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
-def test_example_runs(path, capsys):
+def test_example_runs(path, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # what an example writes (runs/...) stays out of the repository
     runpy.run_path(str(path), run_name="__main__")
     assert capsys.readouterr().out

@@ -69,8 +69,19 @@ def test_server_transformers_sends_the_sampling_in_generation_config_from_the_st
         OpenAIChatBackend("http://x", "m", server="vllm")
 
 
-def test_the_deadline_grows_with_the_token_budget_unless_given():
-    assert OpenAIChatBackend("http://x", "m", max_tokens=512).deadline_s == pytest.approx(111.2)
+def test_the_deadline_grows_with_the_token_budget_and_the_servers_slowness_unless_given():
+    backend = OpenAIChatBackend("http://x", "m", max_tokens=512)
+    assert backend.deadline_s == 572  # nothing answered yet: 60 s + 1 s a token
+    assert OpenAIChatBackend("http://x", "m", max_tokens=8192).deadline_s == 879.2  # the floor
+    hung = OpenAIChatBackend("http://x", "m", max_tokens=512)
+    hung.speed.timed_out()  # one long wait in vain: the next may be a loaded model's answer
+    assert hung.deadline_s == 572
+    hung.speed.timed_out()  # two: the floor until an answer comes
+    assert hung.deadline_s == pytest.approx(111.2)
+    backend.speed.add(seconds=1.0, tokens=100)  # a fast server: back to the floor, 10 tokens/s
+    assert backend.deadline_s == pytest.approx(111.2)
+    backend.speed.add(seconds=399.0, tokens=100)  # it slowed to 0.5 tokens/s over both answers
+    assert backend.deadline_s == pytest.approx(60 + 2 * 512 / 0.5)
     assert OpenAIChatBackend("http://x", "m", max_tokens=8192, timeout_s=30).deadline_s == 30
 
 

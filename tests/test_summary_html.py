@@ -111,3 +111,19 @@ def test_a_training_folder_gets_an_index_of_its_evaluations_and_sampled_trials(t
     links = [link["href"] for link in data["links"]]
     assert links == ["metrics.jsonl", "transcripts/eval-step-000010.jsonl.gz"]
     assert main(["report", str(tmp_path)]) == 0  # a training folder: index.html again
+
+
+def test_the_evaluation_table_leads_with_the_figures_a_reader_looks_for():
+    from baselines.train_index import evaluation_table
+
+    entry = {"step": 5, "eval/exact/aggressive/first/bet/J": 0.1, "eval/a": 3.0}
+    entry |= {"eval/trial/final_return": -1.0, "eval/exact/mean_value": 0.2}
+    table = evaluation_table([entry])
+    assert table["columns"] == [
+        "step",
+        "exact/mean_value",
+        "trial/final_return",
+        "a",
+        "exact/aggressive/first/bet/J",
+    ]
+    assert table["rows"] == [["5", "0.2", "-1", "3", "0.1"]]

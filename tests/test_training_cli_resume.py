@@ -147,3 +147,40 @@ def test_bad_step_counts_and_trial_settings_are_refused_before_the_model_loads(
     assert main(["train", "--config", "tiny_kuhn_grpo", *flags, "--out", str(out)]) == 2
     assert reason in capsys.readouterr().err
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("name", "damage"),
+    [
+        ("model.safetensors", "cut"),
+        ("optimizer.pt", "cut"),
+        ("trainer_state.json", "garbage"),
+    ],
+)
+def test_a_damaged_checkpoint_is_named_with_what_to_do(finished, tmp_path, capsys, name, damage):
+    out = copy_of(finished, tmp_path)
+    path = out / "checkpoint-2" / name
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2] if damage == "cut" else b"{not json")
+    longer = [*TINY[:2], "--max-steps", "3", *TINY[4:], "--extend"]
+    assert main(["train", *longer, "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and err.startswith(f"error: {path} is damaged (")
+    assert "Delete" in err and "--restart" in err and "Traceback" not in err
+
+
+def test_a_damaged_final_state_is_named(finished, tmp_path, capsys):
+    out = copy_of(finished, tmp_path)
+    (out / "final" / "trainer_state.json").write_text("")
+    assert main(["train", *TINY, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{out / 'final' / 'trainer_state.json'} is damaged" in err and "--restart" in err
+
+
+def test_a_resume_without_rng_state_says_what_it_changes(finished, tmp_path, capsys):
+    out = copy_of(finished, tmp_path)
+    (out / "checkpoint-2" / "rng_state.pth").unlink()
+    longer = [*TINY[:2], "--max-steps", "3", *TINY[4:], "--extend"]
+    assert main(["train", *longer, "--out", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "has no rng_state.pth" in err and "weights and figures will differ" in err

@@ -52,7 +52,7 @@ def league_config(tmp_path, **overrides):
     return MetaRLConfig(**settings)
 
 
-def train(tmp_path, **overrides):
+def train(tmp_path, resume=None, **overrides):
     torch.set_num_threads(1)
     model, tokenizer = build_tiny_model(seed=0, init_std=0.125)
     trainer = MetaRLTrainer(model, league_config(tmp_path, **overrides), processing_class=tokenizer)
@@ -65,7 +65,7 @@ def train(tmp_path, **overrides):
         return trajectories
 
     trainer.play = recorded
-    trainer.train()
+    trainer.train(resume_from_checkpoint=resume)
     return trainer
 
 
@@ -182,6 +182,38 @@ def test_the_league_state_is_a_json_file_of_each_checkpoint(tmp_path):
     state = json.loads((tmp_path / "checkpoint-2" / "league_state_0.json").read_text())
     assert [snapshot_name(s) for s in state["specs"]] == ["league:step-1"]
     assert SimpleNamespace(**state).record["league:step-1"][1] > 0
+
+
+def test_the_league_state_names_its_snapshots_relative_to_the_run_folder(tmp_path):
+    league = League([f"league:{tmp_path / 'run' / 'league' / 'step-2'}", "league:/elsewhere/x"])
+    state = json.loads(league.to_json(tmp_path / "run"))
+    assert state["specs"] == ["league:league/step-2", "league:/elsewhere/x"]
+    moved = League.from_json(json.dumps(state), tmp_path / "moved")
+    assert moved.specs[0] == f"league:{tmp_path / 'moved' / 'league' / 'step-2'}"
+    # an earlier version's absolute paths: inside the folder as they are, outside it (the
+    # folder moved or was copied since) the snapshot of that name in the folder's league/
+    old = {"specs": [f"league:{tmp_path / 'run' / 'league' / 'step-1'}", "league:/a/league/step-3"]}
+    read = League.from_json(json.dumps({**old, "record": {}}), tmp_path / "run")
+    assert read.specs == [f"league:{tmp_path / 'run' / 'league' / f'step-{n}'}" for n in (1, 3)]
+
+
+def test_a_moved_run_resumes_and_a_copied_one_from_its_own_snapshots(tmp_path):
+    import shutil
+
+    saved = dict(max_steps=3, save_strategy="steps", save_steps=2, league_size=3)
+    whole = train(tmp_path / "a", **saved)
+    state = json.loads((tmp_path / "a" / "checkpoint-2" / "league_state_0.json").read_text())
+    assert state["specs"] == ["league:league/step-1"]  # no absolute path in the run folder
+    (tmp_path / "a").rename(tmp_path / "renamed")
+    shutil.copytree(tmp_path / "renamed", tmp_path / "copy")
+    for folder in ("renamed", "copy"):
+        resumed = train(tmp_path / folder, resume=str(tmp_path / folder / "checkpoint-2"), **saved)
+        assert resumed.met == whole.met[2:] and resumed.league.record == whole.league.record
+        root = str((tmp_path / folder).resolve())
+        assert resumed.league.specs and all(
+            s.startswith(f"league:{root}/") for s in resumed.league.specs
+        )
+        shutil.rmtree(tmp_path / folder / "league")  # the copy must not read the original's
 
 
 def test_a_lora_run_snapshots_its_adapter_which_loads_on_the_base_and_plays(tmp_path):

@@ -25,6 +25,7 @@ BENCHMARKS = {
     "prompt_example": "baselines.bench.prompt_example",
     "trial_sizes": "baselines.bench.trial_sizes",
     "report": "baselines.bench.report",
+    "gpu": "baselines.bench.gpu",
 }
 """Benchmark name -> module with a ``main(argv: list[str]) -> None`` function."""
 
@@ -32,7 +33,12 @@ BENCHMARKS = {
 def main(argv: list[str]) -> int:
     """Run the benchmark named by ``argv[0]`` with the remaining arguments."""
     if not argv or argv[0] not in BENCHMARKS:
-        print("usage: python -m baselines.bench NAME [ARGS]\nbenchmarks: " + ", ".join(BENCHMARKS))
+        unknown = f"error: no benchmark {argv[0]!r}; " if argv else ""
+        print(
+            f"{unknown}usage: python -m baselines.bench NAME [ARGS]; benchmarks: "
+            + ", ".join(BENCHMARKS),
+            file=sys.stderr,
+        )
         return 2
     importlib.import_module(BENCHMARKS[argv[0]]).main(argv[1:])
     return 0

@@ -27,6 +27,7 @@ import time
 import gymnasium as gym
 
 import mage_envs  # noqa: F401  (registers the ids)
+from baselines.bench import positive_float, positive_int
 from mage_envs.alfworld import speedups
 
 ROOMS = {"whole rooms": {}, "small rooms": {"max_receptacles": 6, "max_objects": 6}}
@@ -75,8 +76,12 @@ def measure(kwargs: dict, games: int, seconds: float, cache: str) -> dict[str, f
 def main(argv: list[str]) -> None:
     """Print one table row per room size."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench alfworld")
-    parser.add_argument("--games", type=int, default=6, help="games (seeds 0..N-1) per room size")
-    parser.add_argument("--seconds", type=float, default=20.0, help="seconds of play per figure")
+    parser.add_argument(
+        "--games", type=positive_int, default=6, help="games (seeds 0..N-1) per room size"
+    )
+    parser.add_argument(
+        "--seconds", type=positive_float, default=20.0, help="seconds of play per figure"
+    )
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory() as cache:

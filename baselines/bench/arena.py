@@ -25,6 +25,7 @@ import importlib.util
 import itertools
 
 from baselines.arena_games import ArenaGame, Players
+from baselines.bench import positive_float, positive_int
 from baselines.bench.envs import GAMES, Rate, pyspiel_random, textarena_random, timed
 
 __all__ = ["main", "arena_rate", "PAIRS"]
@@ -79,8 +80,12 @@ def _games(rate: Rate | None) -> str:
 def main(argv: list[str]) -> None:
     """Print games per second of every side, and the arena's against TextArena's."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench arena")
-    parser.add_argument("--seconds", type=float, default=1.0, help="CPU seconds per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs (best counts)")
+    parser.add_argument(
+        "--seconds", type=positive_float, default=1.0, help="CPU seconds per measurement"
+    )
+    parser.add_argument(
+        "--repeats", type=positive_int, default=3, help="interleaved runs (best counts)"
+    )
     args = parser.parse_args(argv)
     header = ("env", "pyspiel", "TextArena", "arena scripted", "arena text seat")
     print("{:20} {:>9} {:>10} {:>15} {:>16}   {}".format(*header, "ratios to TextArena"))

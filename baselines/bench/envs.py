@@ -38,6 +38,7 @@ import gymnasium as gym
 import pyspiel
 
 import mage_envs  # noqa: F401  (registers the ids)
+from baselines.bench import positive_float, positive_int
 
 GAMES = {"mage/KuhnPoker-v0": "kuhn_poker", "mage/TicTacToe-v0": "tic_tac_toe"}
 TEXTARENA = {"kuhn_poker": ("KuhnPoker-v0", {"max_rounds": 1}), "tic_tac_toe": ("TicTacToe-v0", {})}
@@ -214,8 +215,10 @@ def profile(env_id: str, seconds: float) -> None:
 def main(argv: list[str]) -> None:
     """Print the table of both envs against the references."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench envs")
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per measurement")
-    parser.add_argument("--repeats", type=int, default=3, help="interleaved runs (best counts)")
+    parser.add_argument("--seconds", type=positive_float, default=1.0, help="time per measurement")
+    parser.add_argument(
+        "--repeats", type=positive_int, default=3, help="interleaved runs (best counts)"
+    )
     parser.add_argument("--profile", action="store_true", help="also profile our envs")
     args = parser.parse_args(argv)
     try:

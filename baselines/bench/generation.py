@@ -18,6 +18,7 @@ from typing import Any
 import torch
 
 from baselines.agents import AgentFactory
+from baselines.bench import positive_int
 from baselines.results import ResultsFile
 from baselines.runner import evaluate, plan_trials
 from mage_agents.local_model import LocalModelBackend
@@ -69,10 +70,18 @@ def measure(model: Any, tokenizer: Any, trials: int, batch_size: int, tokens: in
 def main(argv: list[str]) -> None:
     """Print the figures of the batched and the one-at-a-time runs, and their ratio."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench generation")
-    parser.add_argument("--trials", type=int, default=16, help="trials played (default 16)")
-    parser.add_argument("--hidden", type=int, default=256, help="model hidden size (default 256)")
-    parser.add_argument("--layers", type=int, default=4, help="transformer layers (default 4)")
-    parser.add_argument("--tokens", type=int, default=32, help="new tokens per step (default 32)")
+    parser.add_argument(
+        "--trials", type=positive_int, default=16, help="trials played (default 16)"
+    )
+    parser.add_argument(
+        "--hidden", type=positive_int, default=256, help="model hidden size (default 256)"
+    )
+    parser.add_argument(
+        "--layers", type=positive_int, default=4, help="transformer layers (default 4)"
+    )
+    parser.add_argument(
+        "--tokens", type=positive_int, default=32, help="new tokens per step (default 32)"
+    )
     args = parser.parse_args(argv)
     torch.set_num_threads(max(1, torch.get_num_threads()))
     model, tokenizer = build_tiny_model(layers=args.layers, hidden=args.hidden)

@@ -34,9 +34,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-import yaml
-
+from baselines.bench import positive_float, positive_int
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, SMALL_MODEL_INIT_STD
+from mage_agents.yaml_bounds import load_yaml
 
 __all__ = ["main", "VARIANTS", "parse_seeds", "run_one"]
 
@@ -282,9 +282,15 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--part", choices=[*sorted(VARIANTS), "pretrained"], default="robustness")
     run.add_argument("--variant", default="default", help="a variant of the part (see VARIANTS)")
     run.add_argument("--seeds", default="0-9", help="seeds, e.g. 0-9 or 0,3")
-    run.add_argument("--budget", type=float, default=300.0, help="CPU seconds per run (300)")
-    run.add_argument("--every", type=int, default=5, help="score every this many steps (5)")
-    run.add_argument("--max-steps", type=int, help="stop at this many steps (a sample budget)")
+    run.add_argument(
+        "--budget", type=positive_float, default=300.0, help="CPU seconds per run (300)"
+    )
+    run.add_argument(
+        "--every", type=positive_int, default=5, help="score every this many steps (5)"
+    )
+    run.add_argument(
+        "--max-steps", type=positive_int, help="stop at this many steps (a sample budget)"
+    )
     run.add_argument("--out", type=Path, default=Path("runs/learning"))
     run.add_argument(
         "--set",
@@ -295,13 +301,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--name", help="folder name of these runs (default: the variant)")
     run.add_argument(
-        "--tasks", type=int, default=12, help="pretrained: held-out tasks per opponent (12)"
+        "--tasks",
+        type=positive_int,
+        default=12,
+        help="pretrained: held-out tasks per opponent (12)",
     )
     probe = sub.add_parser("probe", help="can the tiny model read its memory? (supervised)")
     probe.add_argument("--part", choices=("signature", "minesweeper"), default="signature")
     probe.add_argument("--variant", help="the part's variant whose pages are probed")
     probe.add_argument("--seeds", default="0-2", help="seeds, e.g. 0-2")
-    probe.add_argument("--steps", type=int, default=300, help="Adam steps of 16 pages (300)")
+    probe.add_argument(
+        "--steps", type=positive_int, default=300, help="Adam steps of 16 pages (300)"
+    )
     probe.add_argument("--out", type=Path, default=Path("runs/learning"))
     probe.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     probe.add_argument("--name", help="folder name of these probes (default: PART-VARIANT)")
@@ -363,7 +374,7 @@ def _overrides(items: list[str]) -> dict[str, Any]:
         key, sep, text = item.partition("=")
         if not sep:
             raise SystemExit(f"--set takes KEY=VALUE, not {item!r}.")
-        overrides[key.strip()] = _number_or_value(yaml.safe_load(text))
+        overrides[key.strip()] = _number_or_value(load_yaml(text))
     return overrides
 
 

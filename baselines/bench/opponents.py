@@ -22,6 +22,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import cfr, mcts
 
+from baselines.bench import positive_int
 from mage_envs.opponents import MCTSOpponent, SeatView, equilibrium_policy
 from mage_envs.opponents.cfr import clear_memory_cache
 
@@ -100,9 +101,14 @@ def cfr_seconds() -> tuple[float, float, float]:
 def main(argv: list[str]) -> None:
     """Print MCTS move times and CFR build times next to their references and targets."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench opponents")
-    parser.add_argument("--games", type=int, default=40, help="tic-tac-toe games per MCTS size")
     parser.add_argument(
-        "--python-moves", type=int, default=10, help="moves timed for the Python MCTS reference"
+        "--games", type=positive_int, default=40, help="tic-tac-toe games per MCTS size"
+    )
+    parser.add_argument(
+        "--python-moves",
+        type=positive_int,
+        default=10,
+        help="moves timed for the Python MCTS reference",
     )
     args = parser.parse_args(argv)
     print(

@@ -22,6 +22,7 @@ import re
 import time
 from collections.abc import Callable
 
+from baselines.bench import positive_int
 from mage_envs.parsing import _full_parse, parse_action
 from mage_envs.projections import webshop_action
 
@@ -57,7 +58,9 @@ def best_time(fn: Callable[[], object], repeats: int) -> float:
 def main(argv: list[str]) -> None:
     """Print parse time, the reference time and their ratio per answer."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench parser")
-    parser.add_argument("--repeats", type=int, default=20, help="timed calls (best counts)")
+    parser.add_argument(
+        "--repeats", type=positive_int, default=20, help="timed calls (best counts)"
+    )
     args = parser.parse_args(argv)
     print(
         f"{'answer':26} {'chars':>7} {'parse µs':>10} {'one pass µs':>12} {'ratio':>7}"

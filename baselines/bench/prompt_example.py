@@ -31,6 +31,7 @@ import os
 from collections import Counter
 from typing import Any
 
+from baselines.bench import positive_int
 from mage_agents.prompting import ZeroShot, read_move
 from mage_envs.meta.make import make_trial
 from mage_envs.parsing import parse_action
@@ -100,8 +101,8 @@ def main(argv: list[str]) -> None:
     """Run the benchmark and print one table per wording."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench prompt_example")
     parser.add_argument("--model", default="smollm2-135m", help="a fetched name or a folder")
-    parser.add_argument("--deals", type=int, default=24)
-    parser.add_argument("--samples", type=int, default=2, help="answers per prompt")
+    parser.add_argument("--deals", type=positive_int, default=24)
+    parser.add_argument("--samples", type=positive_int, default=2, help="answers per prompt")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import torch

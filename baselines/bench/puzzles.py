@@ -22,6 +22,7 @@ import time
 import gymnasium as gym
 
 import mage_envs  # noqa: F401  (registers the ids)
+from baselines.bench import positive_float, positive_int
 from mage_envs.puzzles import MinesweeperBoard, generate_level
 
 SOKOBAN_IDS = ("mage/Sokoban-v0", "mage/SokobanMoreBoxes-v0", "mage/SokobanLarge-v0")
@@ -111,8 +112,12 @@ def minesweeper_rules_steps_per_second(env_id: str, seconds: float, boards: int 
 def main(argv: list[str]) -> None:
     """Print reset times and step rates of every puzzle id with their references."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench puzzles")
-    parser.add_argument("--resets", type=int, default=300, help="seeded resets timed per id")
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per step-rate figure")
+    parser.add_argument(
+        "--resets", type=positive_int, default=300, help="seeded resets timed per id"
+    )
+    parser.add_argument(
+        "--seconds", type=positive_float, default=1.0, help="time per step-rate figure"
+    )
     args = parser.parse_args(argv)
     print(
         f"{'env':30} {'reset ms':>9} {'TextArena/ours':>15} {'steps/s':>9} {'rules steps/s':>14}"

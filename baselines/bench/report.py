@@ -31,6 +31,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from baselines.bench import positive_int
 from baselines.browser_check import chromium, open_page, page_url
 from baselines.html_page import embedded_data, write_page
 from baselines.report_folder import rebuild_run_page
@@ -154,10 +155,14 @@ def _shrink(png: Path) -> None:
 def main(argv: list[str]) -> None:
     """Print the figures of the four parts."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench report")
-    parser.add_argument("--tasks", type=int, default=100, help="tasks per env (default 100)")
+    parser.add_argument(
+        "--tasks", type=positive_int, default=100, help="tasks per env (default 100)"
+    )
     parser.add_argument("--screenshot", type=Path, help="save the browser's picture here")
     parser.add_argument("--agent", help="the agent of the pictured run (default: random-legal)")
-    parser.add_argument("--pictured-tasks", type=int, default=4, help="its tasks (default 4)")
+    parser.add_argument(
+        "--pictured-tasks", type=positive_int, default=4, help="its tasks (default 4)"
+    )
     parser.add_argument(
         "--agent-option", action="append", default=[], help="its backend options, KEY=VALUE"
     )

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from baselines.bench import positive_int
 from baselines.bench.generation import TimedBackend
 from mage_agents import RandomLegalAgent
 from mage_agents.advantages import ESTIMATORS, estimate
@@ -153,10 +154,18 @@ def estimator_costs(repeats: int = 7) -> dict[str, tuple[float, float]]:
 def main(argv: list[str]) -> None:
     """Print the three measurements (``--part N`` for one of them)."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench rollout")
-    parser.add_argument("--trials", type=int, default=64, help="trials collected (default 64)")
-    parser.add_argument("--tokens", type=int, default=32, help="new tokens per turn (default 32)")
-    parser.add_argument("--hidden", type=int, default=64, help="model hidden size (default 64)")
-    parser.add_argument("--layers", type=int, default=2, help="transformer layers (default 2)")
+    parser.add_argument(
+        "--trials", type=positive_int, default=64, help="trials collected (default 64)"
+    )
+    parser.add_argument(
+        "--tokens", type=positive_int, default=32, help="new tokens per turn (default 32)"
+    )
+    parser.add_argument(
+        "--hidden", type=positive_int, default=64, help="model hidden size (default 64)"
+    )
+    parser.add_argument(
+        "--layers", type=positive_int, default=2, help="transformer layers (default 2)"
+    )
     parser.add_argument("--part", type=int, choices=(1, 2, 3), help="run one part only")
     args = parser.parse_args(argv)
     parts = (args.part,) if args.part else (1, 2, 3)

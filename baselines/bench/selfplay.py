@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from baselines.bench import positive_int
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, SMALL_MODEL_INIT_STD
 
 __all__ = ["VARIANTS", "main", "run_one", "table"]
@@ -179,8 +180,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--variants", default=",".join(VARIANTS), help="comma-separated")
     parser.add_argument("--seeds", default="0-4", help="seeds, e.g. 0-4 or 0,3")
-    parser.add_argument("--steps", type=int, default=40, help="optimizer steps a run (40)")
-    parser.add_argument("--every", type=int, default=10, help="score every this many steps (10)")
+    parser.add_argument("--steps", type=positive_int, default=40, help="optimizer steps a run (40)")
+    parser.add_argument(
+        "--every", type=positive_int, default=10, help="score every this many steps (10)"
+    )
     parser.add_argument("--out", type=Path, default=Path("runs/selfplay"))
     parser.add_argument("--plot", type=Path, help="also draw the curves into this PNG file")
     return parser

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from baselines.agents import build_agent_factory
+from baselines.bench import positive_int
 from baselines.results import ResultsFile
 from baselines.runner import evaluate, plan_trials
 from baselines.summary import summarize
@@ -68,9 +69,9 @@ def main(argv: list[str]) -> None:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench serve")
     parser.add_argument("--model", default="tiny", help="tiny, a fetched name or a folder")
-    parser.add_argument("--trials", type=int, default=8)
-    parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--max-tokens", type=int, default=32)
+    parser.add_argument("--trials", type=positive_int, default=8)
+    parser.add_argument("--batch-size", type=positive_int, default=8)
+    parser.add_argument("--max-tokens", type=positive_int, default=32)
     parser.add_argument("--continuous-batching", action="store_true")
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")

@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from transformers import PrinterCallback, TrainerCallback
 
+from baselines.bench import positive_int
 from mage_agents.advantages import estimate
 from mage_agents.base import Reply
 from mage_agents.local_model import render_chat
@@ -248,9 +249,13 @@ def main(argv: list[str]) -> None:
 def overhead(argv: list[str]) -> None:
     """The trainer against a bare torch loop: the table of the module's docstring."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench trainer")
-    parser.add_argument("--steps", type=int, default=6, help="timed steps (after one warm-up)")
-    parser.add_argument("--trials", type=int, default=16, help="trials per step (groups of 4)")
-    parser.add_argument("--tokens", type=int, default=8, help="tokens per completion")
+    parser.add_argument(
+        "--steps", type=positive_int, default=6, help="timed steps (after one warm-up)"
+    )
+    parser.add_argument(
+        "--trials", type=positive_int, default=16, help="trials per step (groups of 4)"
+    )
+    parser.add_argument("--tokens", type=positive_int, default=8, help="tokens per completion")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
     results = {

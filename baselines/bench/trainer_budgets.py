@@ -18,6 +18,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from baselines.bench import positive_int
+
 __all__ = ["budget_run", "main"]
 
 
@@ -74,7 +76,9 @@ def main(argv: list[str]) -> None:
     parser = argparse.ArgumentParser(prog="python -m baselines.bench trainer --budgets")
     parser.add_argument("--budgets", default="none,4096,1024,256")
     parser.add_argument("--config", default="tiny_kuhn_mage")
-    parser.add_argument("--steps", type=int, default=4, help="timed steps (after one warm-up)")
+    parser.add_argument(
+        "--steps", type=positive_int, default=4, help="timed steps (after one warm-up)"
+    )
     args = parser.parse_args(argv)
     budgets = [None if b == "none" else int(b) for b in args.budgets.split(",")]
     print(

@@ -32,6 +32,8 @@ from typing import Any
 
 import torch
 
+from baselines.bench import positive_int
+
 __all__ = ["capture", "capture_command", "compare", "launch", "timed_runs", "main"]
 
 FIXED = {
@@ -251,9 +253,9 @@ def main(argv: list[str]) -> None:
 
     parser = argparse.ArgumentParser(prog="python -m baselines.bench trainer --processes")
     parser.add_argument("--config", default="tiny_kuhn_robust")
-    parser.add_argument("--trials", type=int, default=64, help="global trials a step")
-    parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--steps", type=int, default=10, help="steps of each timed run")
+    parser.add_argument("--trials", type=positive_int, default=64, help="global trials a step")
+    parser.add_argument("--processes", type=positive_int, default=2)
+    parser.add_argument("--steps", type=positive_int, default=10, help="steps of each timed run")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         out = Path(folder)

@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from baselines.bench import positive_int
 from baselines.train import _read_config, build_config
 from baselines.trial_shape import PromptSizes, measured_env, play_scripted
 
@@ -63,7 +64,7 @@ def main(argv: list[str]) -> None:
     """Print the sizes of each config's step."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench trial_sizes")
     parser.add_argument("--config", action="append", help="training config (repeatable)")
-    parser.add_argument("--trials", type=int, default=16, help="trials played per config")
+    parser.add_argument("--trials", type=positive_int, default=16, help="trials played per config")
     args = parser.parse_args(argv)
     names = args.config or CONFIGS
     if importlib.util.find_spec("alfworld") is None:

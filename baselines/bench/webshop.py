@@ -34,6 +34,7 @@ import gymnasium as gym
 import numpy as np
 
 import mage_envs  # noqa: F401  (registers the ids)
+from baselines.bench import positive_float, positive_int
 from mage_envs.shopsim.generator import write_shop_files
 from mage_envs.webshop.expert import expert_move
 from mage_envs.webshop.fuzzy import token_set_match, token_set_ratio
@@ -114,10 +115,14 @@ def reward_us(env: gym.Env, purchases: int) -> tuple[float, float, float]:
 def main(argv: list[str]) -> None:
     """Print the figures of both envs over a generated catalogue (1,000 products by default)."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench webshop")
-    parser.add_argument("--resets", type=int, default=300, help="seeded resets timed per env")
-    parser.add_argument("--seconds", type=float, default=1.0, help="time per step-rate figure")
-    parser.add_argument("--queries", type=int, default=1000, help="search queries timed")
-    parser.add_argument("--products", type=int, default=PRODUCTS, help="catalogue size")
+    parser.add_argument(
+        "--resets", type=positive_int, default=300, help="seeded resets timed per env"
+    )
+    parser.add_argument(
+        "--seconds", type=positive_float, default=1.0, help="time per step-rate figure"
+    )
+    parser.add_argument("--queries", type=positive_int, default=1000, help="search queries timed")
+    parser.add_argument("--products", type=positive_int, default=PRODUCTS, help="catalogue size")
     args = parser.parse_args(argv)
     products = args.products
     with tempfile.TemporaryDirectory() as folder:

@@ -22,6 +22,7 @@ from collections.abc import Callable
 import gymnasium as gym
 
 import mage_envs  # noqa: F401  (registers the ids)
+from baselines.bench import positive_int
 from mage_envs.meta import MetaEpisodeWrapper, TextWrapper
 
 ENVS: dict[str, Callable[[], gym.Env]] = {
@@ -83,8 +84,12 @@ def best_rate(run: Callable[[], tuple[int, float]], repeats: int) -> float:
 def main(argv: list[str]) -> None:
     """Print bare and wrapped steps per second and the overhead for each env."""
     parser = argparse.ArgumentParser(prog="python -m baselines.bench wrapper")
-    parser.add_argument("--episodes", type=int, default=3000, help="inner episodes per run")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs per side (best counts)")
+    parser.add_argument(
+        "--episodes", type=positive_int, default=3000, help="inner episodes per run"
+    )
+    parser.add_argument(
+        "--repeats", type=positive_int, default=3, help="timed runs per side (best counts)"
+    )
     parser.add_argument(
         "--memory",
         default="reflection_only",

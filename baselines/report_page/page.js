@@ -5,18 +5,27 @@
 const DATA = JSON.parse(document.getElementById("mage-data").textContent);
 const SHOWN_AT_ONCE = 500; // trial rows drawn at a time; "show more" draws the next ones
 
+// Agent text may hold lone UTF-16 surrogates (an answer cut inside a character, stored as JSON
+// escapes); no font shows one, and Chromium's DOM serialiser (--dump-dom) fails on a page that
+// holds one. Every text enters the page as well-formed text: U+FFFD for each lone surrogate.
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+function wellFormed(text) {
+  return String(text).replace(LONE_SURROGATE, "\uFFFD");
+}
+
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs || {})) {
     if (value === null || value === undefined || value === false) continue;
     if (key === "class") node.className = value;
-    else if (key === "text") node.textContent = value;
+    else if (key === "text") node.textContent = wellFormed(value);
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
-    else node.setAttribute(key, value === true ? "" : String(value));
+    else node.setAttribute(key, value === true ? "" : wellFormed(value));
   }
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    node.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    node.append(child instanceof Node ? child : document.createTextNode(wellFormed(child)));
   }
   return node;
 }
@@ -175,7 +184,7 @@ async function inflate(base64) {
 async function openTrial(trialId, scroll = true) {
   browser.open = trialId;
   for (const tr of browser.body.querySelectorAll("tr")) {
-    tr.classList.toggle("open", tr.getAttribute("data-trial-id") === trialId);
+    tr.classList.toggle("open", tr.getAttribute("data-trial-id") === wellFormed(trialId));
   }
   const section = document.getElementById("trial");
   const packed = (DATA.transcripts || {})[trialId];
@@ -202,7 +211,7 @@ async function openTrial(trialId, scroll = true) {
   section.replaceChildren(...drawTrial(record));
   if (scroll) section.scrollIntoView();
   if (decodeURIComponent(location.hash.slice(7)) !== trialId) {
-    history.replaceState(null, "", "#trial=" + encodeURIComponent(trialId));
+    history.replaceState(null, "", "#trial=" + encodeURIComponent(wellFormed(trialId)));
   }
 }
 

@@ -281,6 +281,7 @@ def rollout(
     make_env: Callable[[Any], Any] = make_trial_env,
     env_workers: int | WorkerEnvs = 0,
     max_steps: int = MAX_STEPS_PER_TRIAL,
+    on_answers: Callable[[Sequence[Reply]], None] | None = None,
 ) -> Iterator[Trajectory]:
     """Play ``trials``, up to ``batch_size`` at once, yielding each trajectory when it ends.
 
@@ -295,6 +296,8 @@ def rollout(
             the trials must pickle), with the same results, ended with the rollout; or an open
             :class:`~mage_agents.rollout.WorkerEnvs` pool, kept open for the next rollout.
         max_steps: Steps after which a trial is stopped and marked ``step_limit``.
+        on_answers: Called with each step's replies as soon as the agents answered, before the
+            envs are stepped (progress while a batch is played, before any trial ends).
 
     Yields:
         One :class:`~mage_agents.rollout.Trajectory` per trial, in the order they finish (the
@@ -334,6 +337,8 @@ def rollout(
                 [live[i].info for i in active],
             )
             latency = round(time.perf_counter() - asked, 6)
+            if on_answers is not None:
+                on_answers(replies)
             for i in active:
                 live[i].latency_s.append(latency)
             # A step the backend gave no answer to is not played: its trial stops, incomplete.

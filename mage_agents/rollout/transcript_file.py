@@ -1,9 +1,10 @@
-"""The transcripts file: one gzip member per trial, appended and fsync'd at once.
+"""The transcripts file: one gzip member per trial, each appended whole in one write.
 
 ``transcripts.jsonl.gz`` is a valid gzip file of JSON lines (``zcat`` reads it, and so does
-:func:`gzip.open`), made of one gzip member per trial: a trial is appended whole, in one write,
-and fsync'd. A run killed at any moment (``kill -9`` included) leaves at most a torn last member,
-which the next open cuts off, as the results file cuts a torn last line.
+:func:`gzip.open`), made of one gzip member per trial: a trial is appended whole, in one write
+(fsync'd at once, or later with the results: :meth:`TranscriptFile.sync`). A run killed at any
+moment (``kill -9`` included) leaves at most a torn last member, which the next open cuts off, as
+the results file cuts a torn last line.
 
 The results file is the record of what finished. The runner writes a trial's transcript just
 before its results line, so a kill between the two leaves a transcript whose trial is not
@@ -16,10 +17,13 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import re
 import zlib
 from collections.abc import Container, Iterable, Iterator
 from pathlib import Path
 from typing import Any
+
+from mage_agents.atomic_file import atomic_writer
 
 __all__ = ["TranscriptFile", "write_transcripts", "read_transcripts", "gzip_member"]
 
@@ -66,6 +70,39 @@ def _decode(text: bytes) -> dict[str, Any] | None:
     if isinstance(record, dict) and isinstance(record.get("trial_id"), str):
         return record
     return None
+
+
+def _counts(record: dict[str, Any] | None, keep: Container[str] | None) -> bool:
+    return record is not None and (keep is None or record["trial_id"] in keep)
+
+
+_TRIAL_ID = re.compile(rb'"trial_id": "((?:[^"\\]|\\.)*)"')
+
+
+def _damaged(data: bytes, start: int, end: int) -> str:
+    """Name a damaged member: its trial (read from what inflates before the damage) and bytes.
+
+    Example:
+        >>> member = bytearray(gzip_member({"trial_id": "a|b", "turns": list(range(3000))}))
+        >>> member[2000:2008] = bytes(8)
+        >>> _damaged(bytes(member), 0, len(member))
+        'trial a|b (bytes 0-6577)'
+    """
+    inflater, text = zlib.decompressobj(wbits=31), b""
+    try:
+        for offset in range(start, end, 64):  # in small pieces: keep what comes before the damage
+            text += inflater.decompress(data[offset : min(offset + 64, end)])
+    except zlib.error:
+        pass
+    found = _TRIAL_ID.search(text)
+    where = f"bytes {start}-{end}"
+    if found is None:
+        return where
+    try:
+        trial_id = json.loads(b'"' + found.group(1) + b'"')
+    except ValueError:
+        return where
+    return f"trial {trial_id} ({where})"
 
 
 def _scan(data: bytes) -> Iterator[tuple[int, int, dict[str, Any] | None]]:
@@ -120,6 +157,8 @@ class TranscriptFile:
         self._where: dict[str, tuple[int, int]] = {}
         self.dropped = 0
         """Members dropped when the file was opened: torn, unreadable or of unfinished trials."""
+        self.damaged: list[str] = []
+        """The unreadable members amid readable ones: ``trial ID (bytes S-E)`` each."""
         if repair:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         if self.path.exists():
@@ -127,20 +166,53 @@ class TranscriptFile:
 
     def _load(self, keep: Container[str] | None, repair: bool) -> None:
         data = self.path.read_bytes()
-        cut = len(data)  # where the trailing members that do not count begin
-        for start, end, record in _scan(data):
-            counts = record is not None and (keep is None or record["trial_id"] in keep)
-            if counts:
+        spans = list(_scan(data))
+        counts = [_counts(record, keep) for _, _, record in spans]
+        self.dropped = counts.count(False)
+        tail = len(spans)  # the members after the last that counts: torn, or not finished
+        while tail and not counts[tail - 1]:
+            tail -= 1
+        if repair:
+            data, spans = self._repair(data, spans[:tail], tail < len(spans), keep)
+        for start, end, record in spans[:tail]:
+            if record is None:
+                self.damaged.append(_damaged(data, start, end))
+            elif _counts(record, keep):
                 self._where[record["trial_id"]] = (start, end)  # the last one wins
-                cut = len(data)
-            else:
-                self.dropped += 1
-                cut = min(cut, start)
-        if cut < len(data) and repair:
+
+    def _repair(
+        self, data: bytes, spans: list, torn: bool, keep: Container[str] | None
+    ) -> tuple[bytes, list]:
+        """Cut the trailing members that do not count, and drop those of unfinished trials.
+
+        A complete transcript of an unfinished trial amid the others is one whose results line
+        was damaged after it was written: the trial is played again, and its replay leaves it
+        one transcript. Damaged members stay as they are (named, not destroyed).
+        """
+        kept = [span for span in spans if span[2] is None or _counts(span[2], keep)]
+        if len(kept) < len(spans):  # rare: rewritten whole, at once
+            data = b"".join(data[start:end] for start, end, _ in kept)
+            with atomic_writer(self.path, "wb") as handle:
+                handle.write(data)
+            return data, list(_scan(data))
+        if torn:
             with open(self.path, "r+b") as handle:
-                handle.truncate(cut)
+                handle.truncate(spans[-1][1] if spans else 0)
                 handle.flush()
                 os.fsync(handle.fileno())
+        return data, spans
+
+    def damage_note(self) -> str | None:
+        """One line naming the transcripts that cannot be read (``None`` if there are none)."""
+        if not self.damaged:
+            return None
+        shown = "; ".join(self.damaged[:5])
+        more = f"; and {len(self.damaged) - 5} more" if len(self.damaged) > 5 else ""
+        return (
+            f"{self.path}: {len(self.damaged)} damaged transcript(s) cannot be read ({shown}"
+            f"{more}); their trials' results are intact in results.jsonl, only these "
+            "transcripts are lost"
+        )
 
     def __contains__(self, trial_id: object) -> bool:
         return trial_id in self._where
@@ -162,8 +234,13 @@ class TranscriptFile:
         start, end = self._where[trial_id]
         return end - start
 
-    def append(self, record: dict[str, Any]) -> bool:
-        """Write one transcript and fsync it; return False (and write nothing) if its id is in."""
+    def append(self, record: dict[str, Any], sync: bool = True) -> bool:
+        """Write one transcript and fsync it; return False (and write nothing) if its id is in.
+
+        ``sync=False`` writes it without waiting for the disk (a killed process loses nothing;
+        a machine that loses power may): the runner syncs a group of trials at once
+        (:meth:`sync`).
+        """
         trial_id = record.get("trial_id")
         if not isinstance(trial_id, str):
             raise ValueError("A transcript needs a string 'trial_id'.")
@@ -174,9 +251,16 @@ class TranscriptFile:
             start = handle.tell()
             handle.write(member)
             handle.flush()
-            os.fsync(handle.fileno())
+            if sync:
+                os.fsync(handle.fileno())
         self._where[trial_id] = (start, start + len(member))
         return True
+
+    def sync(self) -> None:
+        """Make every transcript written so far durable (after appends with ``sync=False``)."""
+        if self.path.exists():
+            with open(self.path, "ab") as handle:
+                os.fsync(handle.fileno())
 
     def member(self, trial_id: str) -> bytes:
         """Return the gzip member of a trial's transcript, as stored.
@@ -206,15 +290,11 @@ def write_transcripts(path: str | Path, records: Iterable[dict[str, Any]]) -> in
     """Write a whole transcripts file at once (replaced atomically); return how many it holds."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(path.name + ".partial")
     count = 0
-    with open(partial, "wb") as handle:
+    with atomic_writer(path, "wb") as handle:
         for record in records:
             handle.write(gzip_member(record))
             count += 1
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(partial, path)
     return count
 
 

@@ -234,6 +234,17 @@ class MetaRLConfig(GRPOConfig):
         ),
     )
 
+    # -- loading -----------------------------------------------------------------------------
+
+    hub_kernels: bool = field(
+        default=False,
+        metadata=_help(
+            "Let transformers swap layers for kernels fetched from the Hugging Face Hub when it "
+            "loads the model and TRL's reference copy (model_init_kwargs' use_kernels). Off: "
+            "nothing is fetched, so a machine without network loads the model as it is."
+        ),
+    )
+
     @classmethod
     def for_small_model(cls, **settings: Any) -> MetaRLConfig:
         """Return a config whose unset settings take the small-model defaults.
@@ -315,7 +326,18 @@ class MetaRLConfig(GRPOConfig):
             # TRL turns bf16 on by default, which transformers refuses on a CPU-only machine:
             # use it exactly where the hardware has it.
             self.bf16 = _cuda_has_bf16()
+        _name_checkpointing_anew(self)
         super().__post_init__()
+        self._check_kernels()
+
+    def _check_kernels(self) -> None:
+        """Refuse TRL's way of asking for hub kernels when it says otherwise than ours."""
+        given = self.model_init_kwargs if isinstance(self.model_init_kwargs, dict) else {}
+        if "use_kernels" in given and bool(given["use_kernels"]) != self.hub_kernels:
+            raise ValueError(
+                f"model_init_kwargs' use_kernels ({given['use_kernels']}) and hub_kernels "
+                f"({self.hub_kernels}) disagree: set hub_kernels alone, true or false."
+            )
 
     def _read_self_play(self) -> None:
         """``opponent: self`` means self-play; self-play's trials are single games by default."""
@@ -465,6 +487,25 @@ def _cuda_has_bf16() -> bool:
     import torch
 
     return bool(torch.cuda.is_available() and torch.cuda.is_bf16_supported())
+
+
+CHECKPOINTING_RENAMES = (
+    ("gradient_checkpointing", "activation_checkpointing"),
+    ("gradient_checkpointing_kwargs", "activation_checkpointing_kwargs"),
+)
+"""TRL's names of activation checkpointing, and the names transformers 5.18 gave them."""
+
+
+def _name_checkpointing_anew(config: Any) -> None:
+    """Hand TRL's ``gradient_checkpointing*`` values to transformers under their new names.
+
+    From 5.18 transformers reads ``activation_checkpointing*`` and warns about the old names, which
+    TRL sets by default (checkpointing on): every run printed that warning, again at each save.
+    Versions without the new names keep the old ones, which they read.
+    """
+    for old, new in CHECKPOINTING_RENAMES:
+        if hasattr(config, new) and getattr(config, new) is None:
+            setattr(config, new, getattr(config, old))
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:

@@ -34,7 +34,11 @@ so the past selves the learner still loses to are met more often. Worked example
 [0.5, 0.5]
 
 The league's members and win counts are written into every checkpoint
-(``league_state_<process>.json``) and read back on resume.
+(``league_state_<process>.json``) and read back on resume. The snapshots are written there
+relative to the run folder (``league:league/step-20``), so a run folder moved or renamed resumes,
+and a copy resumes from its own snapshots, not the original's. A state of an earlier version,
+with absolute paths, is read too: a path inside the run folder as it is, and one outside it (the
+folder moved or was copied since) as the snapshot of that name in the folder's ``league/``.
 """
 
 from __future__ import annotations
@@ -46,6 +50,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mage_agents.training.library_noise import library_bars_off
 
 __all__ = [
     "LEAGUE_SCHEME",
@@ -128,15 +134,49 @@ class League:
             returns = list(result.returns)
             self.record[name] = [wins + sum(r < 0 for r in returns), games + len(returns)]
 
-    def to_json(self) -> str:
-        """The league's state as JSON (what a checkpoint holds)."""
-        return json.dumps({"specs": self.specs, "record": self.record}, indent=1)
+    def to_json(self, root: str | Path | None = None) -> str:
+        """The league's state as JSON (what a checkpoint holds).
+
+        Snapshots under ``root``, the run folder, are written relative to it.
+
+        Example:
+            >>> json.loads(League(["league:/runs/a/league/step-2"]).to_json("/runs/a"))["specs"]
+            ['league:league/step-2']
+        """
+        specs = [_relative(spec, Path(root)) if root else spec for spec in self.specs]
+        return json.dumps({"specs": specs, "record": self.record}, indent=1)
 
     @classmethod
-    def from_json(cls, text: str) -> League:
-        """Read a state written by :meth:`to_json`."""
+    def from_json(cls, text: str, root: str | Path | None = None) -> League:
+        """Read a state written by :meth:`to_json`, its snapshots found in ``root``.
+
+        ``root`` is the run folder (see the module docstring for the absolute paths of
+        earlier versions).
+
+        Example:
+            >>> state = '{"specs": ["league:/old/a/league/step-2"], "record": {}}'
+            >>> League.from_json(state, "/runs/b").specs
+            ['league:/runs/b/league/step-2']
+        """
         state = json.loads(text)
-        return cls(list(state["specs"]), {k: list(v) for k, v in state["record"].items()})
+        specs = [_in_folder(spec, Path(root)) if root else spec for spec in state["specs"]]
+        return cls(specs, {k: list(v) for k, v in state["record"].items()})
+
+
+def _relative(spec: str, root: Path) -> str:
+    path = Path(spec.partition(":")[2])
+    if not path.is_relative_to(root):
+        return spec
+    return f"{LEAGUE_SCHEME}:{path.relative_to(root).as_posix()}"
+
+
+def _in_folder(spec: str, root: Path) -> str:
+    path = Path(spec.partition(":")[2])
+    if not path.is_absolute():
+        path = root / path
+    elif not path.is_relative_to(root):  # an earlier version's state; the folder moved since
+        path = root / "league" / path.name
+    return f"{LEAGUE_SCHEME}:{path}"
 
 
 def draw_opponents(
@@ -239,7 +279,8 @@ def save_snapshot(trainer: Any, folder: Path) -> None:
     """Save the trained model (or its LoRA adapter), its tokenizer and how it plays."""
     model = trainer.accelerator.unwrap_model(trainer.model)
     folder.mkdir(parents=True, exist_ok=True)
-    model.save_pretrained(folder)  # a PEFT model saves its adapter only
+    with library_bars_off():
+        model.save_pretrained(folder)  # a PEFT model saves its adapter only
     trainer.processing_class.save_pretrained(folder)
     args = trainer.args
     play = {

@@ -15,8 +15,14 @@ import torch
 
 from mage_agents.advantages import is_stateful
 from mage_agents.training.league import LEAGUE_STATE_FILE, League
+from mage_agents.training.library_noise import library_bars_off
 
-__all__ = ["BUFFER_FILE", "ESTIMATOR_STATE_FILE", "STATE_FILE", "ResumableState"]
+__all__ = [
+    "BUFFER_FILE",
+    "ESTIMATOR_STATE_FILE",
+    "STATE_FILE",
+    "ResumableState",
+]
 
 STATE_FILE = "meta_rl_state.json"
 """Written into every checkpoint: the trainer's own state (best evaluation so far, TRL's count of
@@ -39,6 +45,11 @@ class ResumableState:
     ``_buffered_inputs``; :meth:`_restore` runs before TRL's own resume.
     """
 
+    def save_model(self, output_dir: str | None = None, _internal_call: bool = False) -> None:
+        """TRL's ``save_model`` (checkpoints, the best model, ``final/``), without shard bars."""
+        with library_bars_off():
+            super().save_model(output_dir, _internal_call)
+
     def _save_checkpoint(self, model: Any, trial: Any) -> None:
         # ours first: TRL's trainer_state.json, written last, marks a checkpoint complete
         folder = Path(self._get_output_dir(trial=trial)) / f"checkpoint-{self.state.global_step}"
@@ -52,11 +63,15 @@ class ResumableState:
             estimator.write_text(json.dumps(self.estimator_state, indent=1))
         if self.args.league_every:
             league = folder / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
-            league.write_text(self.league.to_json())
+            league.write_text(self.league.to_json(self._run_folder()))
         if self.args.should_save:
             state = {"best": self.best, "micro_step": self._step}
             (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
         super()._save_checkpoint(model, trial)
+
+    def _run_folder(self) -> Path:
+        """The run's folder, which holds its checkpoints and league (absolute)."""
+        return Path(self.args.output_dir).resolve()
 
     def _restore(self, checkpoint: Path) -> None:
         """Restore what TRL's checkpoint lacks (best so far, generation, estimator, league)."""
@@ -69,7 +84,7 @@ class ResumableState:
             self.estimator_state = json.loads(estimator.read_text())
         league = checkpoint / LEAGUE_STATE_FILE.format(self.accelerator.process_index)
         if league.is_file():
-            self.league = League.from_json(league.read_text())
+            self.league = League.from_json(league.read_text(), self._run_folder())
         buffer = checkpoint / BUFFER_FILE.format(self.accelerator.process_index)
         if buffer.is_file():
             device = self.accelerator.device

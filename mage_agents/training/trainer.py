@@ -28,6 +28,7 @@ from accelerate.utils import gather_object
 from trl import GRPOTrainer
 
 from mage_agents.advantages import config_settings, estimate, is_stateful
+from mage_agents.placement import hub_kernels_allowed
 from mage_agents.prompting import LLMAgent
 from mage_agents.rollout import TrialPlan, collect
 from mage_agents.rollout.envs import WorkerEnvs
@@ -118,15 +119,16 @@ class MetaRLTrainer(ResumableState, SampledPolicyLoss, GRPOTrainer):
                     "directory, and this model was built in code: save_pretrained() it and pass "
                     "the directory, train a LoRA adapter (peft_config), or set beta=0."
                 )
-        super().__init__(
-            model=model,
-            reward_funcs=_rewards_come_from_trials,
-            args=args,
-            train_dataset=task_dataset(args) if train_dataset is None else train_dataset,
-            processing_class=processing_class,
-            peft_config=peft_config,
-            callbacks=callbacks,
-        )
+        with hub_kernels_allowed(args.hub_kernels):  # TRL loads the KL reference (and a path)
+            super().__init__(
+                model=model,
+                reward_funcs=_rewards_come_from_trials,
+                args=args,
+                train_dataset=task_dataset(args) if train_dataset is None else train_dataset,
+                processing_class=processing_class,
+                peft_config=peft_config,
+                callbacks=callbacks,
+            )
         if args.league_every:
             adapter_base(self.accelerator.unwrap_model(self.model))  # refuses a base built in code
         self.generation_rounds = None  # several processes: their generation calls kept in step

@@ -35,9 +35,9 @@ def training_trial(value: Any) -> TrialConfig:
     if isinstance(value, TrialConfig):
         return value
     if isinstance(value, str):
-        import yaml
+        from mage_agents.yaml_bounds import load_yaml
 
-        value = yaml.safe_load(value) if value.strip() else {}
+        value = load_yaml(value) if value.strip() else {}
     if not isinstance(value, Mapping):
         raise ValueError(
             f"trial must be a mapping of trial settings (TrialConfig's), not {value!r}."

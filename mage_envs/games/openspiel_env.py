@@ -74,6 +74,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             payoff; the invalid-action penalty is charged on top); ``None``: the game's worst
             payoff (Kuhn poker -2, tic-tac-toe -1). MAGE's published env scored 0 (its invalid
             answers earned 0 and the game was cut at ``max_turns``); pass 0.0 to do the same.
+        max_turns: The learner's answers a game may take, invalid ones included (MAGE's
+            ``max_turns``); a game still unfinished when they are spent is cut off as a forfeit,
+            scored ``forfeit_payoff`` like one ended by ``max_invalid_actions`` (``None``: no
+            limit). Unlike Gymnasium's ``max_episode_steps``, which ends the episode unscored,
+            so that a model writing junk until the limit would score 0, above playing and losing.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``.
         answer_rules: ``"ours"`` (default: the tolerant parser of :mod:`mage_envs.parsing`) or a
             published projection the game knows (``"mage"`` for Kuhn poker and tic-tac-toe, see
@@ -101,6 +106,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         answer_rules: str = "ours",
         text_game: TextGame | None = None,
         forfeit_payoff: float | None = None,
+        max_turns: int | None = None,
     ) -> None:
         _check_settings(seat, render_mode, self.metadata["render_modes"])
         if not (math.isfinite(reward_scale) and reward_scale > 0):
@@ -123,6 +129,10 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         if not math.isfinite(forfeit_payoff):
             raise ValueError(f"forfeit_payoff must be a finite number, not {forfeit_payoff!r}.")
         self.forfeit_payoff = float(forfeit_payoff)
+        if max_turns is not None and (type(max_turns) is not int or max_turns < 1):
+            raise ValueError(f"max_turns must be a whole number >= 1 or None, not {max_turns!r}.")
+        self.max_turns = max_turns
+        self._turns = 0  # the learner's answers in this game
         self.self_play = isinstance(opponent, str) and opponent == SELF_PLAY
         self.population = as_population(None if self.self_play else opponent)
         # Built once, so a bad name fails here and CFR tables are not rebuilt per trial.
@@ -188,6 +198,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self.game_index += 1
         self._invalid.clear()
         self._stopped = False
+        self._turns = 0
         self._opponent_moves = []
         self._advance()
         return self._observe(), self._info(invalid=False)
@@ -203,6 +214,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         if self._done or self._stopped:
             raise RuntimeError("The game is over: call reset() to start a new one.")
         self._opponent_moves = []
+        self._turns += 1
         action_id = self._read(action)
         if action_id is None:
             return self._invalid_step()
@@ -216,7 +228,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             self._opponent_moves = []
         done = self._done
         reward = self._view.payoff * self.reward_scale if done else 0.0
-        return self._observe(), float(reward), done, False, self._info(invalid=False)
+        info = self._info(invalid=False)
+        if not done and self._out_of_turns():
+            self._stopped = True
+            return self._observe(), self._forfeit(reward, info), False, True, info
+        return self._observe(), float(reward), done, False, info
 
     def render(self) -> str | None:
         """Return (``ansi``) or print (``human``) the learner's current text."""
@@ -320,24 +336,33 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             self._opponent_moves.append(self.text_game.move_name(state, player, action))
         state.apply_action(action)
 
+    def _out_of_turns(self) -> bool:
+        return self.max_turns is not None and self._turns >= self.max_turns
+
     def _invalid_step(self) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        truncated = self._stopped = self._invalid.invalid()
+        streak_ended = self._invalid.invalid()  # counted whatever the turn budget says
+        truncated = self._stopped = streak_ended or self._out_of_turns()
         if self.answer_rules == "ours":
             reason = did_not_name(self._view.names)
         else:
             reason = self.text_game.published_hint(self.answer_rules)
-        feedback = self.invalid_rule.feedback(reason, truncated)
+        # the page of a game cut at max_turns reads as it did when a time limit cut it
+        feedback = self.invalid_rule.feedback(reason, streak_ended)
         obs = self._observe(prefix=feedback + "\n\n")
         info, reward = self._info(invalid=True), self.invalid_rule.reward
-        if truncated:  # a forfeit: the game is lost, never better than playing it out
-            payoff = self.forfeit_payoff
-            reward += payoff * self.reward_scale
-            info.update(payoff=payoff, success=payoff > 0, forfeit=True)
-            if self.self_play:  # the other seat wins what the forfeit loses (two players)
-                payoffs = [-payoff] * self.game.num_players()
-                payoffs[self._player] = payoff
-                info.update(self._seat_rewards(payoffs))
+        if truncated:
+            reward = self._forfeit(reward, info)
         return obs, float(reward), False, truncated, info
+
+    def _forfeit(self, reward: float, info: dict[str, Any]) -> float:
+        """Score the game cut off now as lost: never better than playing it out."""
+        payoff = self.forfeit_payoff
+        info.update(payoff=payoff, success=payoff > 0, forfeit=True)
+        if self.self_play:  # the other seat wins what the forfeit loses (two players)
+            payoffs = [-payoff] * self.game.num_players()
+            payoffs[self._player] = payoff
+            info.update(self._seat_rewards(payoffs))
+        return float(reward + payoff * self.reward_scale)
 
     def _observe(self, prefix: str = "") -> str:
         view = self._view
