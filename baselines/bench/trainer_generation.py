@@ -10,7 +10,8 @@ against the aggressive style), recorded once and replayed, the two paths taking 
 
 Printed: seconds per step's calls of each (median of the repeats), their ratio (target at most
 1.15), and where the trainer's extra time goes: rendering and tokenising the chats, cutting and
-decoding the completions.
+decoding the completions; and ``generate`` without stop strings for as many decode steps, which
+prices the stop-string check both paths make.
 
 Run: ``python -m baselines.bench trainer_generation [--trials 16] [--repeats 5] [--tokens 24]``.
 """
@@ -18,6 +19,7 @@ Run: ``python -m baselines.bench trainer_generation [--trials 16] [--repeats 5] 
 from __future__ import annotations
 
 import argparse
+import copy
 import statistics
 import tempfile
 import time
@@ -80,9 +82,19 @@ def _prompt_ids(backend: Any, chats: list[Any]) -> list[list[int]]:
     return tokenizer(texts, add_special_tokens=not tokenizer.chat_template)["input_ids"]
 
 
-def _bare_generate(backend: Any, prompt_ids: list[list[int]]) -> list[list[int]]:
-    """``model.generate`` alone: padded ids in, new token ids out."""
+def _bare_generate(
+    backend: Any, prompt_ids: list[list[int]], steps: int | None = None
+) -> list[list[int]]:
+    """``model.generate`` alone: padded ids in, new token ids out.
+
+    With ``steps``, without stop strings or an end token: exactly ``steps`` decode steps.
+    """
     model, tokenizer = backend.trainer.model, backend.tokenizer
+    config = backend._config()
+    if steps is not None:
+        config = copy.deepcopy(config)
+        config.stop_strings, config.eos_token_id = None, None
+        config.max_new_tokens = config.min_new_tokens = steps
     width = max(len(p) for p in prompt_ids)
     pad = tokenizer.pad_token_id
     ids = torch.tensor([[pad] * (width - len(p)) + list(p) for p in prompt_ids])
@@ -91,7 +103,7 @@ def _bare_generate(backend: Any, prompt_ids: list[list[int]]) -> list[list[int]]
         output = model.generate(
             input_ids=ids,
             attention_mask=mask,
-            generation_config=backend._config(),
+            generation_config=config,
             tokenizer=tokenizer,
         )
     return output[:, width:].tolist()
@@ -109,7 +121,8 @@ def measure(
     """Time one step's generation calls through the trainer and through ``generate`` alone.
 
     Returns:
-        Median seconds over ``repeats`` of all the step's calls: ``trainer``, ``generate``;
+        Median seconds over ``repeats`` of all the step's calls: ``trainer``, ``generate``,
+        ``unstopped`` (``generate`` without stop strings, as many decode steps);
         the trainer's parts outside ``generate``: ``render`` (chat template and tokeniser) and
         ``cut`` (stop-string cut and decoding); ``calls`` and ``prompts``.
     """
@@ -125,11 +138,20 @@ def measure(
             cut = [tuple(_cut(backend, r)) for r in raw]
             if ours != cut:
                 raise RuntimeError("The two paths generated different tokens: not comparable.")
-        figures: dict[str, list[float]] = {"trainer": [], "generate": [], "render": [], "cut": []}
+        steps = [len(raw[0]) for raw in outputs]  # decode steps of each call
+        names = ("trainer", "generate", "unstopped", "render", "cut")
+        figures: dict[str, list[float]] = {name: [] for name in names}
         for _ in range(repeats):
             figures["trainer"].append(_seconds(lambda: [backend.generate(c) for c in calls]))
             figures["generate"].append(
                 _seconds(lambda: [_bare_generate(backend, p) for p in prompts])
+            )
+            figures["unstopped"].append(
+                _seconds(
+                    lambda: [
+                        _bare_generate(backend, p, n) for p, n in zip(prompts, steps, strict=True)
+                    ]
+                )
             )
             figures["render"].append(_seconds(lambda: [_prompt_ids(backend, c) for c in calls]))
             figures["cut"].append(
@@ -159,6 +181,10 @@ def main(argv: list[str] | None = None) -> None:
     print("|---|---:|---:|")
     print(f"| `model.generate` alone | {m['generate']:.3f} | 1.00 |")
     print(f"| the trainer's generation | {m['trainer']:.3f} | {m['trainer'] / m['generate']:.2f} |")
+    print(
+        f"| `model.generate` without stop strings, as many steps | {m['unstopped']:.3f} | "
+        f"{m['unstopped'] / m['generate']:.2f} |"
+    )
     print(
         f"the trainer's extra {rest:.3f} s: rendering and tokenising {m['render']:.3f} s, "
         f"cutting and decoding {m['cut']:.3f} s, the rest {rest - m['render'] - m['cut']:.3f} s"
