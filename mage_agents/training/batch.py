@@ -30,8 +30,8 @@ class TurnRow:
         prompt_ids: What the model read.
         completion_ids: What it wrote (the tokens trained on).
         advantage: The estimator's advantage of the turn.
-        logprobs: The sampler's log-probability of each completion token (vLLM), or ``None``
-            (not sampled by vLLM: a legal move chosen by the trained model).
+        logprobs: The sampler's log-probability of each completion token (vLLM's, or the
+            renormalised policy's for a legal move), or ``None`` (none known: ratio 1).
         answers: With legal-move choice, the legal moves' answers (token ids); else empty.
         choice: The index of ``completion_ids`` among ``answers`` (-1 without answers).
     """
@@ -92,8 +92,7 @@ def turn_batch(
         "advantages": torch.tensor([float(r.advantage) for r in kept] + [0.0] * missing),
     }
     if any(r.logprobs is not None for r in kept):
-        # a row the sampler did not write (a legal move chosen by the trained model itself) is
-        # NaN: it was sampled from the policy being trained, and its importance ratio is 1
+        # a row whose sampler gave no log-probabilities is NaN: its importance ratio is 1
         nan = float("nan")
         sampled = [
             [nan] * len(r.completion_ids) if r.logprobs is None else list(r.logprobs) for r in kept

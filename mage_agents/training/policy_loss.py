@@ -193,8 +193,8 @@ class SampledPolicyLoss:
             if self.beta != 0.0:
                 batch["ref_per_token_logps"] = self._reference_log_probs(batch, mode)
         if self.use_vllm and self.vllm_importance_sampling_correction:
-            # TRL's loss reads a ratio whenever the correction is on; turns vLLM did not sample
-            # (legal moves chosen by the trained model) have none to correct: NaN, ratio 1
+            # TRL's loss reads a ratio whenever the correction is on: a batch whose sampler
+            # gave no log-probabilities has NaN ones, ratio 1
             sampled = batch.get("sampling_per_token_logps", torch.full_like(old, math.nan))
             batch["importance_sampling_ratio"] = self._importance_ratio(old, sampled, batch)
 
