@@ -15,7 +15,8 @@ It is a set of commands, listed at the end of ``--help``: ``run`` is the default
 ``python -m baselines.run --env ...`` is ``run``), ``train`` trains a model on trials
 (``train --help``, docs/training.md), ``arena`` plays agents against each other and rates them
 (docs/arena.md), ``bounds`` prints the exact bounds of the opponents,
-``report`` rebuilds the page of a run or training folder. Every command takes
+``report`` rebuilds the page of a run or training folder, ``serve-env`` serves env ids and
+trials to other trainers over OpenEnv (docs/interop.md). Every command takes
 ``--import MODULE``: a plug-in of yours whose import registers envs, opponents, memory modes,
 strategies or estimators (docs/architecture.md). Errors are one line on stderr; exit codes:
 0 done, 2 bad settings, 3 trials the backend failed, 130 interrupted.
@@ -95,6 +96,7 @@ COMMANDS: dict[str, Command] = {
     "arena": Command("baselines.arena", "play agents against agents in both seats, and rate them"),
     "bounds": Command("baselines.bounds_report", "print the exact bounds of the opponents"),
     "report": Command("baselines.report_folder", "rebuild the page of a run or training folder"),
+    "serve-env": Command("baselines.serve_env", "serve env ids and trials over OpenEnv"),
 }
 """The subcommands, by name, in the order ``--help`` lists them (one line adds one)."""
 
@@ -111,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def commands_help() -> str:
     """The commands' lines of ``--help``, from :data:`COMMANDS` (a command added is listed)."""
-    lines = [f"  {name:<8} {command.help}" for name, command in COMMANDS.items()]
+    width = max(len(name) for name in COMMANDS)
+    lines = [f"  {name:<{width}} {command.help}" for name, command in COMMANDS.items()]
     return f"commands ({PROG} COMMAND --help for each):\n" + "\n".join(lines)
 
 

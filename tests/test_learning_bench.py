@@ -1,5 +1,6 @@
 """The learning benchmark's building blocks: seeds, deals, intervals, settings, the model's init."""
 
+import json
 import math
 
 import pytest
@@ -63,8 +64,22 @@ def test_the_init_std_redraws_the_weights_reproducibly():
         assert torch.equal(p, q)
 
 
-def test_the_report_says_when_there_are_no_records(tmp_path):
-    assert "No run records" in report(tmp_path, tmp_path / "figures")
+def test_a_report_of_no_records_fails_with_the_reason(tmp_path, capsys):
+    from baselines.bench.learning import main
+    from baselines.bench.learning_records import NoRecords
+
+    with pytest.raises(NoRecords, match="No run records under"):
+        report(tmp_path, tmp_path / "figures")
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", "--out", str(tmp_path / "empty")])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("learning report: No run records under") and err.count("\n") == 1
+    (tmp_path / "robustness" / "default").mkdir(parents=True)
+    (tmp_path / "robustness" / "default" / "seed0.json").write_text("[1, 2]")
+    with pytest.raises(SystemExit):
+        main(["keep", "--out", str(tmp_path), "--to", str(tmp_path / "kept")])
+    assert "seed0.json: not a run record" in capsys.readouterr().err
 
 
 def test_information_deals_are_where_only_the_opponents_card_tells_the_best_plan():
@@ -355,3 +370,21 @@ def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():
     assert _overrides(["trial={num_episodes: 1}"]) == {"trial": {"num_episodes": 1}}
     with pytest.raises(SystemExit, match="KEY=VALUE"):
         _overrides(["learning_rate"])
+
+
+def test_keep_commits_compact_records_that_report_as_the_run_folder_does(tmp_path):
+    from baselines.bench.learning_records import keep
+
+    run = tmp_path / "runs" / "robustness" / "default"
+    (run / "trainer-seed0").mkdir(parents=True)  # a run's trainer folder: not a record
+    curve = [{"step": 0, "cpu_s": 0.0, "value": -1 / 3}, {"step": 5, "cpu_s": 4.2, "value": 1 / 3}]
+    record = {"part": "robustness", "variant": "default", "seed": 0, "curve": curve}
+    record |= {"target_step": 5, "target_cpu_s": 4.2, "target_wall_s": 9.0, "best": 1 / 3}
+    record |= {"final": 1 / 3, "steps": 5, "cpu_s": 4.2, "wall_s": 9.0, "finished": True}
+    (run / "seed0.json").write_text(json.dumps(record, indent=1))
+    kept = keep(tmp_path / "runs", tmp_path / "records")
+    assert kept == [tmp_path / "records" / "robustness" / "default" / "seed0.json"]
+    assert kept[0].read_text().count("\n") == 1 and json.loads(kept[0].read_text()) == record
+    table = report(tmp_path / "records", tmp_path / "figures")
+    assert table == report(tmp_path / "runs", tmp_path / "figures")
+    assert "| default | 1/1 | 4, 4 | 0 |" in table

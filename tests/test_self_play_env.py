@@ -68,6 +68,18 @@ def test_a_forfeit_loses_the_game_for_the_seat_that_forfeits_and_wins_it_for_the
     assert last["seat_rewards"] == expected and reward == worst
 
 
+def test_spirals_rule_an_invalid_answer_ends_the_game_minus_1_5_and_plus_0_5():
+    spiral = {"max_invalid_actions": 1, "forfeit_payoff": -1.5, "forfeit_winner_payoff": 0.5}
+    env = gym.make("mage/KuhnPoker-v0", opponent="self", **spiral)
+    _, info = env.reset(seed=0)
+    env.step(info["legal_actions"][0])  # the first seat plays; the second answers junk
+    _, reward, _, truncated, last = env.step("what?")
+    assert truncated and last["forfeit"] and last["player"] == 1
+    assert last["seat_rewards"] == [0.5, -1.5] and reward == -1.5  # not zero-sum, as SPIRAL's
+    with pytest.raises(ValueError, match="forfeit_winner_payoff"):
+        gym.make("mage/KuhnPoker-v0", opponent="self", forfeit_winner_payoff=float("inf"))
+
+
 def test_the_self_play_env_passes_gymnasiums_checker():
     check_env(gym.make("mage/KuhnPoker-v0", opponent="self").unwrapped, skip_render_check=True)
     assert mage_envs  # the ids are registered by the import

@@ -14,7 +14,7 @@ OWN = {
     "max_turns", "differential_reward", "opponent_normalization", "num_tasks", "task_seed",
     "evaluation_steps", "evaluation_tasks", "evaluation_seed", "evaluation_opponents",
     "keep_best", "answer_template", "action_choice", "exploration_floor",
-    "exploration_correction", "move_entropy_bonus",
+    "exploration_correction", "move_entropy_bonus", "reflection_score", "returns_across",
 }  # fmt: skip
 
 
@@ -69,6 +69,9 @@ def test_the_defaults_are_the_published_ones(tmp_path):
         ({"action_choice": "legal", "entropy_coef": 0.3}, "rename entropy_coef to move_entropy"),
         ({"action_choice": "legal", "use_adaptive_entropy": True}, "whole vocabulary"),
         ({"estimator": "rloo", "scale_advantages": "group"}, "RLOO's leave-one-out advantage"),
+        ({"estimator": "rae", "scale_advantages": "group"}, "RAE subtracts its role's moving"),
+        ({"reflection_score": "first"}, "Unknown reflection_score 'first': choose one of next"),
+        ({"returns_across": "both"}, "Unknown returns_across 'both': choose one of paper, code"),
         ({"temperature": 0.0}, "temperature divides the logits"),  # TRL's loss: 1 / 0
         ({"temperature": -1.0}, "give a value > 0, not -1.0"),
     ],
@@ -76,6 +79,17 @@ def test_the_defaults_are_the_published_ones(tmp_path):
 def test_bad_settings_are_refused_with_the_reason(tmp_path, kwargs, reason):
     with pytest.raises(ValueError, match=reason):
         config(tmp_path, **kwargs)
+
+
+def test_the_published_codes_switches_reach_lamer_and_mage(tmp_path):
+    from mage_agents.advantages import config_settings
+
+    published = config(tmp_path, reflection_score="zero", returns_across="code")
+    for name in ("lamer", "mage"):
+        settings = config_settings(name, published)
+        assert (settings["reflection_score"], settings["across"]) == ("zero", "code")
+        defaults = config_settings(name, config(tmp_path))
+        assert (defaults["reflection_score"], defaults["across"]) == ("next", "paper")
 
 
 def test_a_subclass_with_an_unresolvable_annotation_still_checks_trls_numbers(tmp_path):

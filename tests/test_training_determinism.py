@@ -201,3 +201,32 @@ def test_the_league_is_checkpointed_so_a_resumed_run_ends_with_the_same_weights(
     (tmp_path / "forgot" / "checkpoint-2" / "league_state_0.json").unlink()
     forgot = train(tmp_path / "forgot", "legal", resume=True, **settings)
     assert forgot.met != whole.met[2:] and forgot.league.record != whole.league.record
+
+
+TIMING = {"step_time", "train_runtime", "train_samples_per_second", "train_steps_per_second"}
+"""Logged timings: they differ between any two runs."""
+
+
+def resumed_rows(tmp_path, logging_steps):
+    """Per logged row of an uninterrupted run, the keys a run killed at step 3 and resumed from
+    checkpoint-2 logs differently (timings aside)."""
+    settings = dict(save_strategy="steps", save_steps=2, logging_steps=logging_steps)
+    whole = train(tmp_path / "whole", "legal", evaluation_steps=0, **settings)
+    with pytest.raises(Killed):
+        train(tmp_path / "killed", "legal", callbacks=[KillAt(3)], evaluation_steps=0, **settings)
+    resumed = train(tmp_path / "killed", "legal", resume=True, evaluation_steps=0, **settings)
+    rows = zip(whole.state.log_history, resumed.state.log_history, strict=True)
+    return [(a.get("step"), {k for k in a.keys() | b.keys() if a.get(k) != b.get(k)} - TIMING)
+            for a, b in rows]  # fmt: skip
+
+
+def test_a_resumed_runs_logged_rows_are_the_uninterrupted_ones_but_where_docs_say(tmp_path):
+    # checkpoint-2 closes a logging window: every row equal but the summary's train_loss, which
+    # Trainer averages over the steps this process ran (docs/training.md, "Resume and metrics")
+    aligned = resumed_rows(tmp_path / "aligned", logging_steps=2)
+    assert aligned == [(2, set()), (4, set()), (4, {"train_loss"})]
+    # a window of 3 steps spans the resume at 2: its row averages the resumed run's step 3 only
+    spanning = resumed_rows(tmp_path / "spanning", logging_steps=3)
+    assert spanning[0][0] == 3 and {"loss", "trial/pass@1", "advantages/std"} <= spanning[0][1]
+    assert not spanning[0][1] & {"grad_norm", "learning_rate", "epoch"}  # the last step's own
+    assert spanning[1:] == [(4, {"train_loss"})]

@@ -72,11 +72,28 @@ def train(tmp_path, resume=None, **overrides):
 def test_uniform_and_winrate_weights_by_hand():
     league = League(
         ["league:/r/league/step-2", "league:/r/league/step-4", "league:/r/league/step-6"],
-        {"league:step-2": [6, 8], "league:step-4": [0, 8]},  # step-6 has not played yet
+        {"league:step-2": [6, 0, 8], "league:step-4": [0, 4, 8]},  # step-6 has not played yet
     )
     assert league.weights("uniform") == pytest.approx([1 / 3] * 3)
-    raw = [(6 + 1) / (8 + 2), (0 + 1) / (8 + 2), (0 + 1) / (0 + 2)]  # PFSP, Laplace-smoothed
+    # PFSP, Laplace-smoothed, a tie worth half a win: step-4 drew 4 of 8
+    raw = [(6 + 1) / (8 + 2), (0 + 2 + 1) / (8 + 2), (0 + 1) / (0 + 2)]
     assert league.weights("winrate") == pytest.approx([w / sum(raw) for w in raw])
+    old = League(["league:/r/league/step-2"], {"league:step-2": [6, 8]})  # an older checkpoint
+    assert old.tally("league:step-2") == (6, 0, 8)
+
+
+def test_a_tie_counts_half_a_win_for_each_side():
+    def met(*returns):
+        trial = SimpleNamespace(returns=list(returns), opponents=["league:step-1"] * len(returns))
+        return SimpleNamespace(result=trial)
+
+    league = League(["league:/r/league/step-1", "league:/r/league/step-2"])
+    league.count([met(-2.0, 0.0, 1.0), met(0.0)])  # the snapshot won 1, tied 2, lost 1
+    assert league.record == {"league:step-1": [1, 2, 4]}
+    weights = league.weights("winrate")  # (1 + 2/2 + 1) / (4 + 2) = 1/2, as a new snapshot's
+    assert weights == pytest.approx([0.5, 0.5])
+    league.count([met(0.0, 0.0)])  # two more ties keep its score at one half
+    assert league.weights("winrate") == pytest.approx([0.5, 0.5])
 
 
 def test_a_league_keeps_the_last_n_and_forgets_the_records_of_dropped_snapshots():
@@ -97,7 +114,7 @@ def test_draws_are_per_group_seeded_and_follow_the_weights():
         for repeat in range(2)
     ]
     league = League(["league:/r/league/step-1", "league:/r/league/step-2"], {})
-    league.record = {"league:step-1": [8, 8], "league:step-2": [0, 8]}  # weights 0.9, 0.1
+    league.record = {"league:step-1": [8, 0, 8], "league:step-2": [0, 0, 8]}  # weights 0.9, 0.1
 
     def draw(seed, weight=0.5):
         return draw_opponents(plans, 2, league, weight, "winrate", np.random.default_rng(seed))
@@ -158,8 +175,8 @@ def test_the_league_grows_every_k_steps_keeps_the_last_n_and_trials_record_the_s
     assert set(trainer.met[1]) == {"league:step-1"}  # league_weight 1: every group meets one
     assert set(trainer.met[3]) <= {"league:step-2", "league:step-3"}
     # each kept snapshot's record counts the games it played (step-1's left with it)
-    for name, (wins, games) in trainer.league.record.items():
-        assert games == sum(met.count(name) for met in trainer.met) and 0 <= wins <= games
+    for name, (wins, ties, games) in trainer.league.record.items():
+        assert games == sum(met.count(name) for met in trainer.met) and 0 <= wins + ties <= games
     every_two = train(tmp_path / "k2", max_steps=4, league_every=2, league_weight=0.5)
     assert [snapshot_name(s) for s in every_two.league.specs] == ["league:step-2"]
 
@@ -181,7 +198,7 @@ def test_the_league_state_is_a_json_file_of_each_checkpoint(tmp_path):
     train(tmp_path, max_steps=2, save_strategy="steps", save_steps=2)
     state = json.loads((tmp_path / "checkpoint-2" / "league_state_0.json").read_text())
     assert [snapshot_name(s) for s in state["specs"]] == ["league:step-1"]
-    assert SimpleNamespace(**state).record["league:step-1"][1] > 0
+    assert SimpleNamespace(**state).record["league:step-1"][2] > 0
 
 
 def test_the_league_state_names_its_snapshots_relative_to_the_run_folder(tmp_path):

@@ -22,7 +22,8 @@ Parts (``--part``):
 
 Example:
     python -m baselines.bench learning run --part robustness --variant default --seeds 0-9
-    python -m baselines.bench learning report --out runs/learning
+    python -m baselines.bench learning keep --out runs/learning   # commit them beside the page
+    python -m baselines.bench learning report                      # tables from the committed
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from baselines.bench import positive_float, positive_int
+from baselines.bench.learning_records import RECORDS
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, SMALL_MODEL_INIT_STD
 from mage_agents.yaml_bounds import load_yaml
 
@@ -317,18 +319,24 @@ def _parser() -> argparse.ArgumentParser:
     probe.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     probe.add_argument("--name", help="folder name of these probes (default: PART-VARIANT)")
     report = sub.add_parser("report", help="tables (Markdown) and PNG curves from the records")
-    report.add_argument("--out", type=Path, default=Path("runs/learning"))
+    report.add_argument(
+        "--out",
+        type=Path,
+        default=RECORDS,
+        help=f"the records' folder (default: the committed ones, {RECORDS})",
+    )
     report.add_argument("--figures", type=Path, default=Path("docs/learning"))
+    keep = sub.add_parser("keep", help="commit a run folder's records beside the page (compact)")
+    keep.add_argument("--out", type=Path, default=Path("runs/learning"), help="the run folder")
+    keep.add_argument("--to", type=Path, default=RECORDS, help=f"default: {RECORDS}")
     return parser
 
 
 def main(argv: list[str]) -> None:
     """Run the ``learning`` benchmark's command."""
     args = _parser().parse_args(argv)
-    if args.command == "report":
-        from baselines.bench.learning_report import report
-
-        print(report(args.out, args.figures))
+    if args.command in ("report", "keep"):
+        _records(args)
         return
     if args.command == "probe":
         _probe(args)
@@ -360,6 +368,28 @@ def main(argv: list[str]) -> None:
             f"({time.perf_counter() - start:.0f} s wall)",
             flush=True,
         )
+
+
+def _records(args: argparse.Namespace) -> None:
+    """Report the records of a folder, or keep a run folder's records beside the page.
+
+    A folder without records, or a file there that is no record, is one line on stderr and
+    exit status 2: a report of nothing must not pass for a report.
+    """
+    import sys
+
+    from baselines.bench.learning_records import NoRecords, keep
+    from baselines.bench.learning_report import report
+
+    try:
+        if args.command == "report":
+            print(report(args.out, args.figures))
+            return
+        for path in keep(args.out, args.to):
+            print(path)
+    except (NoRecords, ValueError) as error:
+        print(f"learning {args.command}: {error}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def _overrides(items: list[str]) -> dict[str, Any]:

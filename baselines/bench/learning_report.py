@@ -15,6 +15,7 @@ from baselines.bench.learning_common import (
     save_figure,
     verdict,
 )
+from baselines.bench.learning_records import RECORDS, NoRecords
 
 __all__ = ["interval95", "verdict", "load_records", "plot_pairs", "point_at", "report"]
 __all__ += ["panel_row", "save_figure"]
@@ -97,10 +98,18 @@ def point_at(run: dict[str, Any], step: int) -> dict[str, Any]:
 
 
 def report(out: Path, figures: Path) -> str:
-    """Return the Markdown tables of the records under ``out``; write the PNGs to ``figures``."""
+    """Return the Markdown tables of the records under ``out``; write the PNGs to ``figures``.
+
+    Raises:
+        NoRecords: If ``out`` holds no run record (a report of nothing is no report).
+    """
     records = load_records(out)
     if not records:
-        return f"No run records under {out} (run `python -m baselines.bench learning run` first)."
+        raise NoRecords(
+            f"No run records under {out} (PART/NAME/seedN.json): run `python -m baselines.bench "
+            "learning run --out FOLDER` first, or report the committed ones (the default, "
+            f"{RECORDS})."
+        )
     parts = []
     if "robustness" in records:
         parts += ["### Robustness", "", *_robustness(records["robustness"], figures), ""]

@@ -114,11 +114,17 @@ def lamer(
 
 
 def lamer_settings(config: Any) -> dict[str, Any]:
-    """LaMer's settings from a training config: both discounts, omega, scaling, statistics."""
+    """LaMer's settings from a training config.
+
+    Both discounts, omega, scaling, statistics, and the published code's two switches
+    (``returns_across`` as ``across``, ``reflection_score``).
+    """
     return {
         "step_gamma": config.step_gamma,
         "traj_gamma": config.traj_gamma,
         "omega": config.omega,
         "mode": centring_mode(config),
         "stats": config.statistics,
+        "across": config.returns_across,
+        "reflection_score": config.reflection_score,
     }

@@ -5,14 +5,21 @@ there is about 0 whatever the policy does (one seat's gain is the other's loss) 
 may be favoured by the rules (the first player of tic-tac-toe), so SPIRAL keeps, per role
 (the seat played), an exponential moving average of that role's returns and subtracts it:
 
-    b_r <- decay * b_r + (1 - decay) * s_i        (the role r of trajectory i, decay 0.95)
     A_i  = s_i - b_r                               (every turn of trajectory i)
+    b_r <- decay * b_r + (1 - decay) * s_i        (the role r of trajectory i, decay 0.95)
 
-trajectory after trajectory in batch order, each updating its role's baseline before it is
-subtracted (SPIRAL's order), baselines starting at 0. The score ``s_i`` is the trial return
-(``target="trial"``) or the last episode's (``"final"``). No group and no std: RAE's baseline
-is its role's history, so it needs no group of trials of one task and works on self-play
-batches as they come.
+trajectory after trajectory in batch order, baselines starting at 0. Each trajectory's
+advantage reads its role's baseline *before* its own score enters it (SPIRAL's order: a
+baseline that already holds ``s_i`` would pull ``(1 - decay) * s_i`` of the score into its own
+baseline and shrink every advantage to ``decay`` times the unbiased one). The score ``s_i`` is
+the trial return (``target="trial"``) or the last episode's (``"final"``).
+
+What is centred and scaled: each score is centred on its role's moving baseline, nothing else.
+No group mean and no std: RAE's baseline is its role's history, so it needs no group of trials
+of one task and works on self-play batches as they come. The trainer's ``scale_advantages``
+adds one thing only under ``"batch"``: every advantage is then divided by the std of all the
+batch's advantages (not re-centred); under the other modes RAE's values go to the loss as they
+are.
 
 The baselines are the estimator's *state*: pass a mapping as ``state`` and it is read and
 updated in place (the trainer keeps one for the run and saves it in every checkpoint, so a
@@ -20,8 +27,8 @@ resumed run subtracts the baselines the uninterrupted one would). Without ``stat
 call starts from 0.
 
 Example (worked by hand): the first seat wins 2 then 4, the second loses 2; one baseline per
-seat. First seat: b = 0.05 * 2 = 0.1, A = 1.9; then b = 0.95 * 0.1 + 0.05 * 4 = 0.295,
-A = 3.705. Second seat: b = 0.05 * -2 = -0.1, A = -1.9.
+seat. First seat: A = 2 - 0 = 2, then b = 0.05 * 2 = 0.1; A = 4 - 0.1 = 3.9, then
+b = 0.95 * 0.1 + 0.05 * 4 = 0.295. Second seat: A = -2 - 0 = -2, then b = 0.05 * -2 = -0.1.
 
     >>> from dataclasses import replace
     >>> from mage_agents.rollout import Trajectory
@@ -31,7 +38,7 @@ A = 3.705. Second seat: b = 0.05 * -2 = -0.1, A = -1.9.
     >>> state = {}
     >>> batch = [game("first", 2.0), game("second", -2.0), game("first", 4.0)]
     >>> [a.round(4).tolist() for a in rae(batch, state=state)]
-    [[1.9, 1.9], [-1.9, -1.9], [3.705, 3.705]]
+    [[2.0, 2.0], [-2.0, -2.0], [3.9, 3.9]]
     >>> {role: round(b, 4) for role, b in state.items()}
     {'first': 0.295, 'second': -0.1}
 """
@@ -79,7 +86,8 @@ def rae(
     """Role-conditioned advantages: each trajectory's score minus its role's moving baseline.
 
     Args:
-        trajectories: The batch, in order (each trajectory updates its role's baseline).
+        trajectories: The batch, in order (each trajectory reads its role's baseline, then
+            updates it).
         decay: Weight of a baseline's past, in [0, 1) (SPIRAL: 0.95).
         target: ``"trial"`` (sum of the episode returns) or ``"final"`` (the last episode's).
         state: Role -> baseline, read and updated in place (``None``: every baseline starts at 0
@@ -98,8 +106,8 @@ def rae(
     advantages = []
     for trajectory, score in zip(trajectories, scores.tolist(), strict=True):
         role = role_of(trajectory)
-        baseline = decay * float(baselines.get(role, 0.0)) + (1.0 - decay) * score
-        baselines[role] = baseline
+        baseline = float(baselines.get(role, 0.0))  # read before the update (SPIRAL's order)
+        baselines[role] = decay * baseline + (1.0 - decay) * score
         advantages.append(np.full(len(trajectory.turns), score - baseline))
     return advantages
 

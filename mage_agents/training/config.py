@@ -21,6 +21,8 @@ from typing import Any
 from trl import GRPOConfig
 
 from mage_agents.advantages import ESTIMATORS
+from mage_agents.advantages.lamer import REFLECTION_SCORES
+from mage_agents.advantages.returns import ACROSS
 from mage_agents.prompting import STRATEGIES
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS
 from mage_agents.training.trials import training_trial
@@ -36,6 +38,13 @@ ACTION_CHOICES = ("generate", "legal")
 
 def _help(text: str) -> dict[str, str]:
     return {"help": text}
+
+
+NO_GROUP_STD = {
+    "rloo": "RLOO's leave-one-out advantage has no group-std scaling",
+    "rae": "RAE subtracts its role's moving baseline and has no group",
+}
+"""Estimators that refuse ``scale_advantages: group``, and why."""
 
 
 @dataclass
@@ -95,6 +104,20 @@ class MetaRLConfig(GRPOConfig):
     omega: float = field(
         default=1.0, metadata=_help("Weight of GiGPO's step (anchor-state) term (1.0).")
     )
+    reflection_score: str = field(
+        default="next",
+        metadata=_help(
+            "lamer/mage: a reflection turn's episode-term score: next (the episode it "
+            "precedes) or zero (the published code's)."
+        ),
+    )
+    returns_across: str = field(
+        default="paper",
+        metadata=_help(
+            "lamer/mage: returns across episodes by the paper's formula or the published "
+            "code's recursion (code: a later episode also discounted by step_gamma)."
+        ),
+    )
     rae_decay: float = field(
         default=0.95,
         metadata=_help("rae: decay of each role's moving baseline, in [0, 1) (SPIRAL 0.95)."),
@@ -131,7 +154,8 @@ class MetaRLConfig(GRPOConfig):
         default="default",
         metadata=_help(
             "default: the estimator's published scaling; group: divide by the group std; "
-            "batch: centre in groups, divide by the batch std; none: centre only."
+            "batch: divide the estimator's (centred) values by the batch std, not re-centred; "
+            "none: centre only (rae: on its role's baseline, always)."
         ),
     )
     invalid_action_penalty: float | None = field(
@@ -277,11 +301,13 @@ class MetaRLConfig(GRPOConfig):
         # the registries are read now: a name registered by the user's package is a choice too
         _check_choice("estimator", self.estimator, tuple(ESTIMATORS))
         _check_choice("statistics", self.statistics, STATISTICS)
+        _check_choice("reflection_score", self.reflection_score, REFLECTION_SCORES)
+        _check_choice("returns_across", self.returns_across, ACROSS)
         _check_choice("scale_advantages", self.scale_advantages, SCALINGS)
-        if self.estimator == "rloo" and self.scale_advantages == "group":
+        if self.scale_advantages == "group" and self.estimator in NO_GROUP_STD:
             raise ValueError(
-                "RLOO's leave-one-out advantage has no group-std scaling (the estimator would "
-                "ignore it): use scale_advantages default (or none, the same for RLOO) or batch."
+                f"{NO_GROUP_STD[self.estimator]} (the estimator would ignore group scaling): use "
+                "scale_advantages default (or none, the same here) or batch."
             )
         _check_choice("strategy", self.strategy, tuple(STRATEGIES))
         for name in ("step_gamma", "traj_gamma"):

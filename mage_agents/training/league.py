@@ -23,12 +23,14 @@ in this process, which a resumed run restarts, so sampled play would make a resu
 another opponent; greedy play depends only on the page and the snapshot's weights.
 
 ``league_sampling`` chooses the snapshot: ``uniform`` over the kept ones, or ``winrate``
-(prioritised fictitious self-play, PFSP): weight ``(wins + 1) / (games + 2)``, the snapshot's
-smoothed rate of winning an episode against the learner so far (a new snapshot starts at 1/2),
-so the past selves the learner still loses to are met more often. Worked example:
+(prioritised fictitious self-play, PFSP): weight ``(wins + ties / 2 + 1) / (games + 2)``, the
+snapshot's Laplace-smoothed score against the learner so far, an episode the learner lost
+(return below 0) counting 1 and a tie (return 0) counting 1/2 (a new snapshot starts at 1/2),
+so the past selves the learner still loses to are met more often, and a snapshot the learner
+only draws against sits in between. Worked example (step-2 won 2 of 4 episodes, tied 2):
 
->>> league = League(["league:step-2", "league:step-4"], {"league:step-2": [3, 4]})
->>> [round(w, 3) for w in league.weights("winrate")]  # (3+1)/(4+2) and (0+1)/(0+2), normalised
+>>> league = League(["league:step-2", "league:step-4"], {"league:step-2": [2, 2, 4]})
+>>> [round(w, 3) for w in league.weights("winrate")]  # (2+1+1)/(4+2), (0+1)/(0+2), normalised
 [0.571, 0.429]
 >>> league.weights("uniform")
 [0.5, 0.5]
@@ -91,11 +93,13 @@ def snapshot_name(spec: str) -> str:
 
 @dataclass
 class League:
-    """The kept snapshots (oldest first) and each one's ``[wins, games]`` against the learner.
+    """The kept snapshots (oldest first) and each one's ``[wins, ties, games]`` against the learner.
 
     Attributes:
         specs: The snapshots' opponent specs, ``league:PATH``.
-        record: Snapshot name -> ``[episodes it won, episodes played]``.
+        record: Snapshot name -> ``[episodes it won, episodes tied, episodes played]`` (a
+            checkpoint written before ties were counted holds ``[won, played]``: read as no
+            ties, as that run counted them).
     """
 
     specs: list[str] = field(default_factory=list)
@@ -116,23 +120,36 @@ class League:
             raw = [1.0] * len(self.specs)
         else:
             raw = [
-                (wins + 1) / (games + 2)
-                for wins, games in (self.record.get(snapshot_name(s), [0, 0]) for s in self.specs)
+                (wins + ties / 2 + 1) / (games + 2)
+                for wins, ties, games in (self.tally(snapshot_name(s)) for s in self.specs)
             ]
         total = sum(raw)
         return [w / total for w in raw]
 
+    def tally(self, name: str) -> tuple[int, int, int]:
+        """The snapshot ``name``'s ``(wins, ties, games)`` so far (zeros before it played)."""
+        entry = self.record.get(name, [0, 0, 0])
+        wins, ties, games = entry if len(entry) == 3 else (entry[0], 0, entry[-1])
+        return int(wins), int(ties), int(games)
+
     def count(self, trajectories: Sequence[Any]) -> None:
-        """Add the episodes each snapshot played to its record (won: the learner's return < 0)."""
+        """Add the episodes each snapshot played to its record.
+
+        The snapshot won an episode where the learner's return is below 0, tied where it is 0.
+        """
         for trajectory in trajectories:
             result = trajectory.result
             names = {o for o in result.opponents if o is not None}
             name = names.pop() if len(names) == 1 else None
             if name is None or not name.startswith(f"{LEAGUE_SCHEME}:"):
                 continue
-            wins, games = self.record.setdefault(name, [0, 0])
+            wins, ties, games = self.tally(name)
             returns = list(result.returns)
-            self.record[name] = [wins + sum(r < 0 for r in returns), games + len(returns)]
+            self.record[name] = [
+                wins + sum(r < 0 for r in returns),
+                ties + sum(r == 0 for r in returns),
+                games + len(returns),
+            ]
 
     def to_json(self, root: str | Path | None = None) -> str:
         """The league's state as JSON (what a checkpoint holds).

@@ -302,8 +302,11 @@ class MetaRLTrainer(ResumableState, SampledPolicyLoss, GRPOTrainer):
 
         ``scale_advantages`` chooses the normalisation: ``"default"`` keeps each method's
         published one (GRPO divides by the group std; GiGPO, LaMer and MAGE centre only; RLOO is
-        leave-one-out), ``"group"`` divides by the group std, ``"none"`` centres only, and
-        ``"batch"`` centres within groups and divides by the std of all the batch's rows.
+        leave-one-out; RAE centres each score on its role's moving baseline, with no group and
+        no std), ``"group"`` divides by the group std, ``"none"`` centres only, and ``"batch"``
+        divides every advantage the estimator returns by the std of all the batch's rows,
+        without re-centring (a grouped estimator's values are centred within their groups; RAE's
+        only on their roles' baselines).
         ``total`` sums numbers over the processes of a run: with it, that std is of every
         process's rows (each process holds whole groups).
         """

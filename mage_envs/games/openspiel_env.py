@@ -79,6 +79,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             scored ``forfeit_payoff`` like one ended by ``max_invalid_actions`` (``None``: no
             limit). Unlike Gymnasium's ``max_episode_steps``, which ends the episode unscored,
             so that a model writing junk until the limit would score 0, above playing and losing.
+        forfeit_winner_payoff: In self-play, the payoff of the other seat when one forfeits
+            (times ``reward_scale``); ``None``: ``-forfeit_payoff``, zero-sum. SPIRAL ended a
+            game at the first invalid answer and scored it -1.5 for the offender and +0.5 for
+            the other seat: ``max_invalid_actions=1, forfeit_payoff=-1.5,
+            forfeit_winner_payoff=0.5``.
         render_mode: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"``.
         answer_rules: ``"ours"`` (default: the tolerant parser of :mod:`mage_envs.parsing`) or a
             published projection the game knows (``"mage"`` for Kuhn poker and tic-tac-toe, see
@@ -107,6 +112,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         text_game: TextGame | None = None,
         forfeit_payoff: float | None = None,
         max_turns: int | None = None,
+        forfeit_winner_payoff: float | None = None,
     ) -> None:
         _check_settings(seat, render_mode, self.metadata["render_modes"])
         if not (math.isfinite(reward_scale) and reward_scale > 0):
@@ -133,6 +139,13 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             raise ValueError(f"max_turns must be a whole number >= 1 or None, not {max_turns!r}.")
         self.max_turns = max_turns
         self._turns = 0  # the learner's answers in this game
+        if forfeit_winner_payoff is None:
+            forfeit_winner_payoff = -self.forfeit_payoff
+        if not math.isfinite(forfeit_winner_payoff):
+            raise ValueError(
+                f"forfeit_winner_payoff must be a finite number, not {forfeit_winner_payoff!r}."
+            )
+        self.forfeit_winner_payoff = float(forfeit_winner_payoff)
         self.self_play = isinstance(opponent, str) and opponent == SELF_PLAY
         self.population = as_population(None if self.self_play else opponent)
         # Built once, so a bad name fails here and CFR tables are not rebuilt per trial.
@@ -358,8 +371,8 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         """Score the game cut off now as lost: never better than playing it out."""
         payoff = self.forfeit_payoff
         info.update(payoff=payoff, success=payoff > 0, forfeit=True)
-        if self.self_play:  # the other seat wins what the forfeit loses (two players)
-            payoffs = [-payoff] * self.game.num_players()
+        if self.self_play:  # the other seat wins (what the forfeit loses, by default)
+            payoffs = [self.forfeit_winner_payoff] * self.game.num_players()
             payoffs[self._player] = payoff
             info.update(self._seat_rewards(payoffs))
         return float(reward + payoff * self.reward_scale)
