@@ -37,3 +37,12 @@ def test_a_budget_run_bounds_every_forward_and_keeps_the_rows():
     assert figures["forward/count"] > 1 and figures["rows"] > 0
     assert 0 < figures["forward/padding_efficiency"] <= 1
     assert figures["update"] > 0 and figures["step"] >= figures["update"]
+
+
+def test_the_generation_benchmark_replays_a_steps_calls_through_both_paths():
+    from baselines.bench.trainer_generation import measure
+
+    # measure() raises unless the trainer and generate alone wrote the same tokens
+    figures = measure(trials=4, repeats=1, tokens=6, episodes=1)
+    assert figures["calls"] >= 1 and figures["prompts"] >= 4  # every trial's first move at least
+    assert 0 < figures["render"] < figures["trainer"] and 0 < figures["generate"]

@@ -13,6 +13,7 @@ from mage_agents.advantages import config_settings, estimate  # noqa: E402
 from mage_agents.base import Reply  # noqa: E402
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training.batch import TurnRow, turn_batch  # noqa: E402
 from mage_agents.training.trainer import task_dataset  # noqa: E402
 
 J_SEED = 0  # deals the learner (first seat) a Jack: a bet wins 1 vs always-pass, a check loses 1
@@ -290,6 +291,43 @@ def test_the_vllm_path_cuts_at_the_stop_and_corrects_by_importance_sampling(tmp_
     else:
         expected = torch.exp(diff).clamp(max=config.vllm_importance_sampling_clip_max)
     assert torch.allclose(batch["importance_sampling_ratio"], expected)
+
+
+def test_with_vllm_legal_moves_keep_the_policys_log_probs_and_reflections_vllms(tmp_path, tiny):
+    model, tokenizer = tiny
+    trial = {"num_episodes": 2, "reflection": True, "stop_on_success": False}
+    config = tiny_config(tmp_path, action_choice="legal", trial=trial, max_completion_length=8)
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
+    trainer.use_vllm = True  # vLLM writes the reflections; the moves are the model's choice
+    written = tokenizer("<reflection>bet</reflection>", add_special_tokens=False)["input_ids"]
+    trainer._generate_single_turn = lambda prompt_ids, images, fields, n: (
+        [written] * len(prompt_ids),
+        [[-1.0] * len(written)] * len(prompt_ids),
+    )
+    trainer.model.train()
+    batch = trainer._generate_and_score_completions([{"seed": J_SEED}] * 4)
+    moves = batch["legal_answer_mask"].flatten(1).any(dim=1)
+    reflections = batch["completion_mask"].any(dim=1) & ~moves
+    assert int(moves.sum()) == 8 and int(reflections.sum()) == 4
+    ratio = batch["importance_sampling_ratio"].squeeze(-1)
+    # a move was sampled from the renormalised policy of these very weights: ratio 1
+    assert torch.allclose(ratio[moves], torch.ones_like(ratio[moves]), atol=1e-5)
+    mask = batch["completion_mask"][reflections]
+    old = (batch["old_per_token_logps"][reflections] * mask).sum(dim=-1)
+    expected = torch.exp(old + mask.sum(dim=-1))  # sequence_mask; vLLM's log-probs were -1
+    expected = expected.masked_fill(expected > config.vllm_importance_sampling_clip_max, 0.0)
+    assert torch.allclose(ratio[reflections], expected)
+
+
+def test_a_turn_without_sampler_log_probs_gets_an_importance_ratio_of_one(tmp_path, tiny):
+    model, tokenizer = tiny
+    trainer = MetaRLTrainer(model, tiny_config(tmp_path), processing_class=tokenizer)
+    rows = [TurnRow([5, 6], [7, 8], 1.0, [-1.0, -2.0]), TurnRow([5], [9], -1.0, None)]
+    batch = turn_batch(rows, tokenizer.pad_token_id, 1)
+    assert batch["sampling_per_token_logps"][1, 0].isnan()
+    old = torch.tensor([[-1.5, -2.0], [-0.5, 0.0]])
+    ratio = trainer._importance_ratio(old, batch["sampling_per_token_logps"], batch)
+    assert ratio.squeeze(-1).tolist() == pytest.approx([float(torch.exp(torch.tensor(-0.5))), 1.0])
 
 
 THINKING_SWITCH = (

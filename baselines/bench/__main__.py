@@ -17,6 +17,7 @@ BENCHMARKS = {
     "alfworld": "baselines.bench.alfworld",
     "rollout": "baselines.bench.rollout",
     "trainer": "baselines.bench.trainer",
+    "trainer_generation": "baselines.bench.trainer_generation",
     "answer_routes": "baselines.bench.answer_routes",
     "learning": "baselines.bench.learning",
     "selfplay": "baselines.bench.selfplay",

@@ -30,7 +30,8 @@ class TurnRow:
         prompt_ids: What the model read.
         completion_ids: What it wrote (the tokens trained on).
         advantage: The estimator's advantage of the turn.
-        logprobs: The sampler's log-probability of each completion token (vLLM), or ``None``.
+        logprobs: The sampler's log-probability of each completion token (vLLM's, or the
+            renormalised policy's for a legal move), or ``None`` (none known: ratio 1).
         answers: With legal-move choice, the legal moves' answers (token ids); else empty.
         choice: The index of ``completion_ids`` among ``answers`` (-1 without answers).
     """
@@ -90,8 +91,12 @@ def turn_batch(
         "completion_mask": _pad(completion_mask, 0, False, torch.long),
         "advantages": torch.tensor([float(r.advantage) for r in kept] + [0.0] * missing),
     }
-    if kept and all(r.logprobs is not None for r in kept):
-        sampled = [list(r.logprobs) for r in kept] + [[]] * missing
+    if any(r.logprobs is not None for r in kept):
+        # a row whose sampler gave no log-probabilities is NaN: its importance ratio is 1
+        nan = float("nan")
+        sampled = [
+            [nan] * len(r.completion_ids) if r.logprobs is None else list(r.logprobs) for r in kept
+        ] + [[]] * missing
         batch["sampling_per_token_logps"] = _pad(sampled, 0.0, False, torch.float32)
     if any(r.answers for r in kept):
         answers = [list(r.answers) for r in kept] + [[]] * missing

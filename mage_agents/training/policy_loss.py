@@ -192,8 +192,10 @@ class SampledPolicyLoss:
                 batch["old_per_token_logps"] = old
             if self.beta != 0.0:
                 batch["ref_per_token_logps"] = self._reference_log_probs(batch, mode)
-        sampled = batch.get("sampling_per_token_logps")
-        if self.use_vllm and self.vllm_importance_sampling_correction and sampled is not None:
+        if self.use_vllm and self.vllm_importance_sampling_correction:
+            # TRL's loss reads a ratio whenever the correction is on: a batch whose sampler
+            # gave no log-probabilities has NaN ones, ratio 1
+            sampled = batch.get("sampling_per_token_logps", torch.full_like(old, math.nan))
             batch["importance_sampling_ratio"] = self._importance_ratio(old, sampled, batch)
 
     def _reference_log_probs(self, batch: dict[str, Any], mode: str) -> torch.Tensor:
@@ -207,7 +209,7 @@ class SampledPolicyLoss:
     def _importance_ratio(
         self, old: torch.Tensor, sampled: torch.Tensor, batch: dict[str, Any]
     ) -> torch.Tensor:
-        """TRL's vLLM importance-sampling correction, in its configured mode."""
+        """TRL's vLLM importance-sampling correction, in its configured mode (NaN: ratio 1)."""
         diff = torch.nan_to_num((old - sampled) * batch["completion_mask"], nan=0.0)
         mode = self.vllm_importance_sampling_mode
         ratio = torch.exp(diff.sum(dim=-1, keepdim=True) if mode.startswith("sequence") else diff)

@@ -45,6 +45,7 @@ from mage_agents.training.resume_state import ResumableState
 from mage_agents.training.streams import random_stream, stream_seed
 from mage_agents.training.trials import check_trials, trial_planner
 from mage_agents.training.trl_contract import trl_contract_problems
+from mage_agents.training.vllm_weights import sync_by_reload_on_cpu
 
 __all__ = ["MetaRLTrainer", "task_dataset"]
 
@@ -137,6 +138,7 @@ class MetaRLTrainer(ResumableState, SampledPolicyLoss, GRPOTrainer):
             self.generation_rounds = GenerationRounds(exchange, pad_to_largest=self.use_vllm)
         self.backend = TrainerBackend(self)
         if self.use_vllm:  # vLLM stops at the answer tags itself instead of running on
+            sync_by_reload_on_cpu(self.vllm_generation)
             extra = self.vllm_generation.generation_kwargs
             extra.setdefault("stop", list(self.backend.stop_strings))
             extra.setdefault("include_stop_str_in_output", True)
