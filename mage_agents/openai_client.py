@@ -316,10 +316,9 @@ class OpenAIChatBackend:
             raw = read_body(response)
             status = response.status
         except (TimeoutError, http.client.HTTPException, OSError, ValueError) as error:
-            if watchdog.fired:
+            # the socket's own timeout is the deadline too: the same failure, the same advice
+            if watchdog.fired or isinstance(error, TimeoutError):
                 raise self._deadline_error(deadline) from None
-            if isinstance(error, TimeoutError):
-                raise EndpointError(f"timeout ({error})", True, timed_out=True) from None
             raise EndpointError(f"connection failed ({error})", retryable=True) from None
         finally:
             watchdog.cancel()

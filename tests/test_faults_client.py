@@ -136,7 +136,8 @@ def test_a_hanging_server_fails_a_batch_in_a_few_deadlines_not_one_per_request()
 
 
 def test_one_answer_past_the_deadline_costs_the_waiting_requests_one_retry_not_their_answer():
-    with FakeChatServer(faults=["slow"], slow_s=0.6) as server:
-        replies = _backend(server.base_url, timeout_s=0.3, max_retries=1).generate([CHAT] * 4)
+    # a deadline far above a loaded machine's answer time, far below the slow answer's
+    with FakeChatServer(faults=["slow"], slow_s=4.0) as server:
+        replies = _backend(server.base_url, timeout_s=1.5, max_retries=1).generate([CHAT] * 4)
     assert [r.error for r in replies] == [None] * 4
     assert [r.text for r in replies] == ["<action>check</action>"] * 4
