@@ -186,7 +186,7 @@ def _decode(line: bytes) -> dict[str, Any] | None:
     """Parse one line; anything that is not a record with a string ``trial_id`` is skipped."""
     try:
         record = json.loads(line)
-    except (json.JSONDecodeError, UnicodeDecodeError):
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):  # nested past reading
         return None
     if isinstance(record, dict) and isinstance(record.get("trial_id"), str):
         return record

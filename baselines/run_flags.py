@@ -15,7 +15,13 @@ from baselines.settings import ready_configs
 from mage_agents.prompting import STRATEGIES
 from mage_envs.meta.memory import MEMORY_MODES
 
-__all__ = ["add_arguments", "add_import_option", "add_threads_option", "CONFIG_KEYS_HELP"]
+__all__ = [
+    "add_arguments",
+    "add_import_option",
+    "add_threads_option",
+    "json_value",
+    "CONFIG_KEYS_HELP",
+]
 
 CONFIG_KEYS_HELP = """\
 config file keys (a YAML mapping; the flags above override them):
@@ -31,6 +37,21 @@ config file keys (a YAML mapping; the flags above override them):
                                --agent-option win), e.g. {temperature: 0.7, top_p: 0.8,
                                top_k: 20, max_tokens: 1024, thinking: false}
 See docs/runner.md for the figures of the table."""
+
+
+def json_value(text: str) -> Any:
+    """Parse a flag's JSON value; bad or too deeply nested JSON is a usage error, not a crash.
+
+    Example:
+        >>> json_value('{"seat": "second"}')
+        {'seat': 'second'}
+    """
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise argparse.ArgumentTypeError("JSON nested too deeply to read") from None
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not valid JSON ({error})") from None
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -88,7 +109,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     add(
         "--env-kwargs",
-        type=json.loads,
+        type=json_value,
         metavar="JSON",
         help="keyword arguments for every env, merged over the config's (the flag wins), e.g. "
         '\'{"seat": "second", "reward_scale": 5}\'',

@@ -164,3 +164,20 @@ def test_names_and_titles_are_printed_as_text_not_console_markup(tmp_path, capsy
     assert run.main(argv) == 0  # the resume line names the agent too
     printed = capsys.readouterr().out
     assert "[bold]t[/]" in printed and "a[/]b: 1 of 1 trials resumed" in printed
+
+
+def test_env_kwargs_nested_past_reading_is_a_usage_error(tmp_path, capsys):
+    deep = "[" * 50_000 + "]" * 50_000
+    with pytest.raises(SystemExit) as stop:
+        run.main(["--env-kwargs", deep, "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2
+    err = capsys.readouterr().err
+    assert "--env-kwargs" in err and "nested too deeply" in err and "Traceback" not in err
+
+
+def test_a_results_line_nested_past_reading_is_no_record(tmp_path):
+    from baselines.results import ResultsFile
+
+    path = tmp_path / "results.jsonl"
+    path.write_bytes(b"[" * 50_000 + b"]" * 50_000 + b"\n")
+    assert list(ResultsFile(path).records()) == []
