@@ -24,12 +24,12 @@ from typing import Any
 
 from mage_agents.interop.openenv_client import MageTrialClient
 from mage_agents.interop.openenv_models import MAX_ACTION_CHARS, MageAction
-from mage_agents.training.environment import TOOL_INSTRUCTION
+from mage_agents.training.environment import ToolTrial
 
 __all__ = ["OpenEnvTrialEnvironment", "openenv_trial_environment"]
 
 
-class OpenEnvTrialEnvironment:
+class OpenEnvTrialEnvironment(ToolTrial):
     """One session on a mage OpenEnv server as a TRL environment, with a single ``move`` tool.
 
     Args:
@@ -51,49 +51,18 @@ class OpenEnvTrialEnvironment:
         unfinished_penalty: float = -1.0,
         **settings: Any,
     ) -> None:
+        super().__init__(unfinished_penalty)
         self._client = MageTrialClient(base_url=base_url).sync()
         self._client.connect()
         self._choice = {"env_id": env_id, "settings": settings}
-        self._penalty = float(unfinished_penalty)
-        self._return = 0.0
-        self._done = True
-        self._trial: dict[str, Any] | None = None
 
-    def reset(self, seed: int | None = None, **row: Any) -> str:
-        """Start a trial of the task ``seed`` (a dataset column); return its first observation.
+    def _start(self, seed: int | None) -> str:
+        return self._client.reset(seed=seed, **self._choice).observation.page
 
-        Other dataset columns (``prompt``, ...) are ignored.
-        """
-        result = self._client.reset(seed=None if seed is None else int(seed), **self._choice)
-        self._return, self._done, self._trial = 0.0, False, None
-        return f"{result.observation.page}\n\n{TOOL_INSTRUCTION}"
-
-    def move(self, move: str) -> str:
-        """Play one move in the game (or give the reflection when asked for one).
-
-        Args:
-            move: Exactly one of the legal moves listed in the observation, e.g. "bet".
-
-        Returns:
-            What happens next: the next observation, or the end of the trial.
-        """
-        if self._done:
-            return "The trial is over: no more moves."
-        result = self._client.step(MageAction(text=str(move)[:MAX_ACTION_CHARS]))
-        self._return += float(result.reward or 0.0)
-        if result.done:
-            self._done, self._trial = True, result.observation.trial
-            return f"{result.observation.page}\n\nThe trial is over."
-        return result.observation.page
-
-    def get_reward(self) -> float:
-        """Return the trial's total reward so far (plus the penalty if it was left unfinished)."""
-        return self._return + (0.0 if self._done else self._penalty)
-
-    @property
-    def trial(self) -> dict[str, Any] | None:
-        """The finished trial's summary (returns per episode, pass@k, ...), else ``None``."""
-        return self._trial
+    def _play(self, text: str) -> tuple[str, float, bool, dict[str, Any] | None]:
+        result = self._client.step(MageAction(text=text[:MAX_ACTION_CHARS]))
+        trial = result.observation.trial if result.done else None
+        return result.observation.page, float(result.reward or 0.0), bool(result.done), trial
 
 
 def openenv_trial_environment(

@@ -33,7 +33,7 @@ from typing import Any
 
 import mage_envs
 
-__all__ = ["TrialEnvironment", "trial_environment"]
+__all__ = ["ToolTrial", "TrialEnvironment", "trial_environment"]
 
 TOOL_INSTRUCTION = (
     "Play by calling the `move` tool with exactly one legal move (or, when asked to reflect, "
@@ -41,7 +41,74 @@ TOOL_INSTRUCTION = (
 )
 
 
-class TrialEnvironment:
+class ToolTrial:
+    """One trial behind a single ``move`` tool: what every door into TRL shares.
+
+    A subclass says how a trial starts (:meth:`_start`) and how a move is played
+    (:meth:`_play`), in process or over a wire; the text the model reads, the tool's contract
+    and the reward are the same through every door.
+
+    Args:
+        unfinished_penalty: Added to the reward of a rollout that stopped calling ``move``
+            before the trial ended (otherwise a model that never plays would score 0, which
+            beats losing).
+
+    Only ``reset``, ``move`` and ``get_reward`` are public: TRL offers every other public
+    method to the model as a tool.
+    """
+
+    def __init__(self, unfinished_penalty: float = -1.0) -> None:
+        self._penalty = float(unfinished_penalty)
+        self._return = 0.0
+        self._done = True
+        self._trial: dict[str, Any] | None = None
+
+    def _start(self, seed: int | None) -> str:
+        """Start a trial of task ``seed``; return its first page."""
+        raise NotImplementedError
+
+    def _play(self, text: str) -> tuple[str, float, bool, dict[str, Any] | None]:
+        """Play ``text``; return the next page, the reward, whether the trial ended, its record."""
+        raise NotImplementedError
+
+    def reset(self, seed: int | None = None, **row: Any) -> str:
+        """Start a trial of the task ``seed`` (a dataset column); return its first observation.
+
+        Other dataset columns (``prompt``, ...) are ignored.
+        """
+        page = self._start(None if seed is None else int(seed))
+        self._return, self._done, self._trial = 0.0, False, None
+        return f"{page}\n\n{TOOL_INSTRUCTION}"
+
+    def move(self, move: str) -> str:
+        """Play one move in the game (or give the reflection when asked for one).
+
+        Args:
+            move: Exactly one of the legal moves listed in the observation, e.g. "bet".
+
+        Returns:
+            What happens next: the next observation, or the end of the trial.
+        """
+        if self._done:
+            return "The trial is over: no more moves."
+        page, reward, done, trial = self._play(str(move))
+        self._return += reward
+        if done:
+            self._done, self._trial = True, trial
+            return f"{page}\n\nThe trial is over."
+        return page
+
+    def get_reward(self) -> float:
+        """Return the trial's total reward so far (plus the penalty if it was left unfinished)."""
+        return self._return + (0.0 if self._done else self._penalty)
+
+    @property
+    def trial(self) -> dict[str, Any] | None:
+        """The finished trial's summary (returns per episode, pass@k, ...), else ``None``."""
+        return self._trial
+
+
+class TrialEnvironment(ToolTrial):
     """One trial of a registered env as a TRL environment, with a single ``move`` tool.
 
     Args:
@@ -64,47 +131,16 @@ class TrialEnvironment:
         unfinished_penalty: float = -1.0,
         **trial_kwargs: Any,
     ) -> None:
+        super().__init__(unfinished_penalty)
         self._env = mage_envs.make_trial(env_id, num_episodes=num_episodes, **trial_kwargs)
-        self._penalty = float(unfinished_penalty)
-        self._return = 0.0
-        self._done = True
-        self._trial: dict[str, Any] | None = None
 
-    def reset(self, seed: int | None = None, **row: Any) -> str:
-        """Start a trial of the task ``seed`` (a dataset column); return its first observation.
-
-        Other dataset columns (``prompt``, ...) are ignored.
-        """
-        observation, _ = self._env.reset(seed=None if seed is None else int(seed))
-        self._return, self._done, self._trial = 0.0, False, None
-        return f"{observation}\n\n{TOOL_INSTRUCTION}"
-
-    def move(self, move: str) -> str:
-        """Play one move in the game (or give the reflection when asked for one).
-
-        Args:
-            move: Exactly one of the legal moves listed in the observation, e.g. "bet".
-
-        Returns:
-            What happens next: the next observation, or the end of the trial.
-        """
-        if self._done:
-            return "The trial is over: no more moves."
-        observation, reward, terminated, truncated, info = self._env.step(str(move))
-        self._return += float(reward)
-        if terminated or truncated:
-            self._done, self._trial = True, info.get("trial")
-            return f"{observation}\n\nThe trial is over."
+    def _start(self, seed: int | None) -> str:
+        observation, _ = self._env.reset(seed=seed)
         return observation
 
-    def get_reward(self) -> float:
-        """Return the trial's total reward so far (plus the penalty if it was left unfinished)."""
-        return self._return + (0.0 if self._done else self._penalty)
-
-    @property
-    def trial(self) -> dict[str, Any] | None:
-        """The finished trial's summary (returns per episode, pass@k, ...), else ``None``."""
-        return self._trial
+    def _play(self, text: str) -> tuple[str, float, bool, dict[str, Any] | None]:
+        observation, reward, terminated, truncated, info = self._env.step(text)
+        return observation, float(reward), terminated or truncated, info.get("trial")
 
 
 def trial_environment(env_id: str, **kwargs: Any) -> Callable[[], TrialEnvironment]:
