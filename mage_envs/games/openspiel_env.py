@@ -338,7 +338,8 @@ class OpenSpielTextEnv(gym.Env[str, str]):
 
     def _apply_opponent_move(self, state: pyspiel.State, player: int) -> None:
         page = self.views.view(state, player, False) if self._reader is not None else None
-        view = SeatView.from_state(state, player, self.game, page)
+        reads_state = getattr(self.opponent, "reads_state", True)
+        view = SeatView.from_state(state, player, self.game, page, reads_state)
         action = self.opponent.act(view)
         if action not in view.legal_actions:
             raise RuntimeError(
