@@ -129,3 +129,27 @@ def test_weighted_random_refuses_infinite_or_missing_weights():
     for weights in ((float("inf"),) + (1.0,) * 8, (float("nan"),) * 9, (1.0,) * 8):
         with pytest.raises(ValueError, match="nine positive finite numbers"):
             WeightedRandomOpponent("bad", weights)
+
+
+def test_only_opponents_that_read_the_state_get_a_copy_of_it():
+    import gymnasium as gym
+
+    import mage_envs  # noqa: F401  (registers the ids)
+
+    seen = {}
+    for name in ("random", "order-center", "perfect"):
+        env = gym.make("mage/TicTacToe-v0", opponent=name, seat="second").unwrapped
+        opponent = env.opponent
+        act = opponent.act
+
+        def spy(view, act=act, name=name):
+            seen[name] = view.state
+            return act(view)
+
+        opponent.act = spy
+        env.reset(seed=3)
+    assert seen["random"] is None and seen["order-center"] is None
+    assert isinstance(seen["perfect"], pyspiel.State)  # it searches from the state
+    state = position("4")
+    assert SeatView.from_state(state, 1, with_state=False).state is None
+    assert SeatView.from_state(state, 1).state.history() == [4]

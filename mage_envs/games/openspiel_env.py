@@ -195,10 +195,11 @@ class OpenSpielTextEnv(gym.Env[str, str]):
             self._np_random, self._np_random_seed = self._seeded.at(seed), seed
         else:
             super().reset(seed=seed)  # no seed, or one Gymnasium refuses with its own error
+        rng = self.np_random  # the property once: it builds a generator only if none is set
         options = options or {}
         # Always draw, so that keeping the opponent does not shift the rest of the seeded stream
         # (the same seed must deal the same cards either way).
-        drawn = self.population.draw(self.np_random)
+        drawn = self.population.draw(rng)
         if self._member is None or not options.get("keep_opponent", False):
             self._member = drawn
         self.opponent = self._members[self._member]
@@ -206,7 +207,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         self._reader = self.opponent if reads_page(self.opponent) else None
         if self._reader is not None:
             self._reader.begin_episode(int(options.get("episode", 0)))
-        self.opponent.reset(draw_seed(self.np_random), 1 - self._player)  # drawn in self-play too
+        self.opponent.reset(draw_seed(rng), 1 - self._player)  # drawn in self-play too
         self._state = self.game.new_initial_state()
         self.game_index += 1
         self._invalid.clear()
@@ -338,7 +339,8 @@ class OpenSpielTextEnv(gym.Env[str, str]):
 
     def _apply_opponent_move(self, state: pyspiel.State, player: int) -> None:
         page = self.views.view(state, player, False) if self._reader is not None else None
-        view = SeatView.from_state(state, player, self.game, page)
+        reads_state = getattr(self.opponent, "reads_state", True)
+        view = SeatView.from_state(state, player, self.game, page, reads_state)
         action = self.opponent.act(view)
         if action not in view.legal_actions:
             raise RuntimeError(

@@ -39,6 +39,7 @@ def _output_hashes() -> tuple[tuple[int, int], ...]:
 
 
 _OUTPUT_HASHES = _output_hashes()
+_HASHES = tuple(enumerate(_OUTPUT_HASHES))
 
 
 def pcg64_start(seed: int) -> tuple[int, int]:
@@ -54,10 +55,8 @@ def pcg64_start(seed: int) -> tuple[int, int]:
         True
     """
     pool = np.random.SeedSequence(seed).pool.tolist()
-    words = []
-    for i, (xor, multiply) in enumerate(_OUTPUT_HASHES):
-        value = ((pool[i & 3] ^ xor) * multiply) & _MASK32
-        words.append(value ^ (value >> 16))
+    hashed = [((pool[i & 3] ^ xor) * multiply) & _MASK32 for i, (xor, multiply) in _HASHES]
+    words = [value ^ (value >> 16) for value in hashed]
     initstate = (words[0] | words[1] << 32) << 64 | words[2] | words[3] << 32
     initseq = (words[4] | words[5] << 32) << 64 | words[6] | words[7] << 32
     increment = (initseq << 1 | 1) & _MASK128

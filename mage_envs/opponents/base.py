@@ -3,7 +3,9 @@
 An opponent controls one seat of an OpenSpiel game. It is told its seat and a seed at the start of
 every game, and at each of its turns it receives a :class:`SeatView`: the legal actions and the
 information state of its own seat. Only in perfect-information games does the view also carry the
-full game state (search bots such as MCTS need it, and nothing in it is hidden).
+full game state (search bots such as MCTS need it, and nothing in it is hidden), and only for an
+opponent that reads it: one whose class sets ``reads_state = False`` is spared a copy of the state
+at every move.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import pyspiel
+
+_seed_generator = random.Random.__mro__[1].seed
+"""``_random.Random.seed``: what ``random.Random.seed(int)`` calls, without its type checks."""
 
 __all__ = [
     "SeatView",
@@ -58,6 +63,7 @@ class SeatView:
         player: int,
         game: pyspiel.Game | None = None,
         page: Any = None,
+        with_state: bool = True,
     ) -> SeatView:
         """Build the view of ``player`` at ``state``, withholding hidden information.
 
@@ -66,6 +72,8 @@ class SeatView:
             player: The seat that must act.
             game: ``state``'s game, when the caller has it at hand (saves a lookup per move).
             page: The seat's text page, for an opponent that reads one.
+            with_state: ``False`` leaves ``state`` out even in a perfect-information game, for
+                an opponent that never reads it (copying the state costs more than its move).
         """
         game = game or state.get_game()
         uses_info_state, perfect = _view_kind(game)
@@ -73,7 +81,7 @@ class SeatView:
             info = state.information_state_string(player)
         else:
             info = state.observation_string(player)
-        full = state.clone() if perfect else None
+        full = state.clone() if perfect and with_state else None
         return cls(game, player, tuple(state.legal_actions(player)), info, full, page)
 
 
@@ -118,6 +126,9 @@ class PolicyOpponent:
     """
 
     name = "policy"
+    reads_state: bool = True
+    """Whether :meth:`act` may read ``view.state``; a subclass that never does sets ``False``, and
+    the env then spares a copy of the state at each of its moves."""
 
     def __init__(self) -> None:
         self._rng = random.Random()
@@ -126,8 +137,13 @@ class PolicyOpponent:
         """Reseed the generator for a new game (``seed`` may be a numpy integer)."""
         # The stdlib generator: seeding it costs a few microseconds, numpy's about twenty, and
         # opponents are reseeded every game, in place (no new object: the same stream as
-        # random.Random(seed)). It refuses numpy integers, so convert them.
-        self._rng.seed(None if seed is None else operator.index(seed))
+        # random.Random(seed)). It refuses numpy integers, so convert them. For an int, the
+        # C seeding under random.Random.seed is all that method does, bar resetting gauss_next.
+        if seed is None:
+            self._rng.seed(None)
+        else:
+            _seed_generator(self._rng, operator.index(seed))
+            self._rng.gauss_next = None
 
     def action_probabilities(self, view: SeatView) -> dict[int, float]:
         """Return ``{action id: probability}`` over ``view.legal_actions`` (summing to 1)."""

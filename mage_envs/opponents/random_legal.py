@@ -49,6 +49,7 @@ class RandomLegal(PolicyOpponent):
     """
 
     name = "random"
+    reads_state = False
 
     def reset(
         self, seed: int | None, player: int | str | None = None, agent: str | None = None

@@ -23,6 +23,8 @@ class ScriptedOpponent(PolicyOpponent):
         moves: One action id per game of the trial, in order.
     """
 
+    reads_state = False
+
     def __init__(self, moves: tuple[int, ...]) -> None:
         super().__init__()
         self.moves = tuple(moves)

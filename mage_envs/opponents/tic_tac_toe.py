@@ -42,6 +42,8 @@ class PreferredOrderOpponent(PolicyOpponent):
         0
     """
 
+    reads_state = False
+
     def __init__(self, name: str, order: tuple[int, ...]) -> None:
         super().__init__()
         if sorted(order) != list(range(9)):
@@ -62,6 +64,8 @@ class WeightedRandomOpponent(PolicyOpponent):
         name: The name shown in ``info["opponent"]``.
         weights: Nine positive weights, one per cell.
     """
+
+    reads_state = False
 
     def __init__(self, name: str, weights: tuple[float, ...]) -> None:
         super().__init__()
