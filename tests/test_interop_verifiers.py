@@ -1,0 +1,118 @@
+"""Our trials through verifiers' own evaluation, against our fake endpoint on 127.0.0.1.
+
+Skipped where the ``verifiers`` extra is absent. Nothing here needs ``uv`` or the network: the
+player's harness calls the model in process.
+"""
+
+import asyncio
+
+import pytest
+
+pytest.importorskip("verifiers.v1")
+
+from verifiers.v1.cli.eval.runner import run_eval  # noqa: E402
+from verifiers.v1.configs.cli.eval import EvalConfig  # noqa: E402
+
+import mage_envs  # noqa: E402
+from mage_agents.fake_endpoint import FakeChatServer, first_legal_move  # noqa: E402
+
+ENV_ID = "mage/KuhnPoker-v0"
+SETTINGS = {"num_episodes": 3, "opponent": "always-pass", "stop_on_success": True}
+
+
+def _evaluate(base_url, tmp_path, settings, num_trials=2):
+    """Run ``vf-eval mage-verifiers`` in process, one trial at a time; return its episodes."""
+    config = EvalConfig.model_validate(
+        {
+            "env": {
+                "taskset": {
+                    "id": "mage-verifiers",
+                    "env_id": ENV_ID,
+                    "settings": settings,
+                    "num_trials": num_trials,
+                }
+            },
+            "model": "fake",
+            "client": {"base_url": base_url, "api_key_var": "MAGE_TEST_NO_KEY"},
+            "max_concurrent": 1,
+            "push": False,
+            "rich": None,
+            "output_dir": str(tmp_path),
+        }
+    )
+    return asyncio.run(run_eval(config))
+
+
+def _recording_policy(pages, contexts):
+    def answer(messages):
+        contexts.append(len(messages))
+        pages.append(messages[-1]["content"])
+        return first_legal_move(messages)
+
+    return answer
+
+
+def _play_directly(seed, settings, pages):
+    """The same policy on ``mage_envs.make_trial``: the trial's return and figures."""
+    env = mage_envs.make_trial(ENV_ID, **settings)
+    page, _ = env.reset(seed=seed)
+    total, done = 0.0, False
+    while not done:
+        pages.append(page)
+        answer = first_legal_move([{"role": "user", "content": page}])
+        page, reward, terminated, truncated, info = env.step(answer)
+        total += reward
+        done = terminated or truncated
+    return total, info["trial"]
+
+
+def test_same_pages_and_rewards_as_make_trial(tmp_path):
+    pages, contexts = [], []
+    with FakeChatServer(answer=_recording_policy(pages, contexts)) as server:
+        episodes = _evaluate(server.base_url, tmp_path, SETTINGS)
+    direct_pages = []
+    direct = [_play_directly(seed, SETTINGS, direct_pages) for seed in (0, 1)]
+    assert pages == direct_pages  # byte for byte, in order
+    assert set(contexts) == {1}  # only the newest page: the memory is on the page
+    assert [e.ok for e in episodes] == [True, True]
+    by_seed = {e.task.data.seed: e.traces for e in episodes}
+    for seed, (total, figures) in enumerate(direct):
+        [trace] = by_seed[seed]
+        assert trace.rewards["trial_return"].score == total
+        assert trace.info["trial"] == figures
+        for k, value in enumerate(figures["pass_at_k"], start=1):
+            assert trace.metrics[f"pass_at_{k}"] == value
+    # always-pass folds to a bet with a Jack: some trial stopped on a win, before 3 hands.
+    assert any(figures["stopped_early"] for _, figures in direct)
+
+
+def test_reflection_and_opponent_settings_reach_the_trial(tmp_path):
+    settings = {"num_episodes": 2, "opponent": "aggressive", "seat": "second"}
+    pages, contexts = [], []
+    with FakeChatServer(answer=_recording_policy(pages, contexts)) as server:
+        [episode] = _evaluate(server.base_url, tmp_path, settings, num_trials=1)
+    direct_pages = []
+    total, figures = _play_directly(0, settings, direct_pages)
+    assert pages == direct_pages
+    assert figures["opponents"] == ["aggressive", "aggressive"]
+    assert episode.traces[0].info["trial"] == figures
+    assert episode.traces[0].rewards["trial_return"].score == total
+
+
+def test_bad_setting_stops_before_any_rollout(tmp_path):
+    with FakeChatServer() as server:
+        with pytest.raises(ValueError, match="cannot make mage/KuhnPoker-v0") as raised:
+            _evaluate(server.base_url, tmp_path, {"opponent": "no-such-style"})
+        assert server.requests == 0
+    assert "\n" not in str(raised.value).strip()
+
+
+def test_endpoint_error_fails_the_episode_without_a_reward(tmp_path):
+    with FakeChatServer(faults=["401"]) as server:
+        [episode] = _evaluate(server.base_url, tmp_path, SETTINGS, num_trials=1)
+    assert not episode.ok
+    [trace] = episode.traces
+    assert "trial_return" not in trace.rewards
+    assert [error.message for error in trace.errors] == [
+        'upstream 401: {"error": {"message": "injected fault"}}'
+    ]
