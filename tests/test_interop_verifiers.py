@@ -1,7 +1,7 @@
 """Our trials through verifiers' own evaluation, against our fake endpoint on 127.0.0.1.
 
 Skipped where the ``verifiers`` extra is absent. Nothing here needs ``uv`` or the network: the
-player's harness calls the model in process.
+player's harness calls the model in process, and preparing a ``uv`` program fails every test.
 """
 
 import asyncio
@@ -12,15 +12,28 @@ pytest.importorskip("verifiers.v1")
 
 from verifiers.v1.cli.eval.runner import run_eval  # noqa: E402
 from verifiers.v1.configs.cli.eval import EvalConfig  # noqa: E402
+from verifiers.v1.runtimes import Runtime  # noqa: E402
 
 import mage_envs  # noqa: E402
 from mage_agents.fake_endpoint import FakeChatServer, first_legal_move  # noqa: E402
 
 ENV_ID = "mage/KuhnPoker-v0"
+
+
+@pytest.fixture(autouse=True)
+def no_uv_programs(monkeypatch):
+    """Fail any test that would prepare a program with ``uv`` (and so need the network)."""
+
+    async def refuse(self, *args, **kwargs):
+        raise AssertionError("the page harness must not prepare a uv program")
+
+    monkeypatch.setattr(Runtime, "prepare_uv_script", refuse)
+
+
 SETTINGS = {"num_episodes": 3, "opponent": "always-pass", "stop_on_success": True}
 
 
-def _evaluate(base_url, tmp_path, settings, num_trials=2):
+def _evaluate(base_url, tmp_path, settings, num_trials=2, model="fake", sampling=None):
     """Run ``vf-eval mage-verifiers`` in process, one trial at a time; return its episodes."""
     config = EvalConfig.model_validate(
         {
@@ -32,7 +45,8 @@ def _evaluate(base_url, tmp_path, settings, num_trials=2):
                     "num_trials": num_trials,
                 }
             },
-            "model": "fake",
+            "model": model,
+            "sampling": sampling or {},
             "client": {"base_url": base_url, "api_key_var": "MAGE_TEST_NO_KEY"},
             "max_concurrent": 1,
             "push": False,
@@ -116,3 +130,30 @@ def test_endpoint_error_fails_the_episode_without_a_reward(tmp_path):
     assert [error.message for error in trace.errors] == [
         'upstream 401: {"error": {"message": "injected fault"}}'
     ]
+
+
+def test_the_tiny_model_plays_a_trial_through_transformers_serve(tmp_path):
+    pytest.importorskip("torch")
+    from mage_agents.tiny_model import build_tiny_model
+    from mage_agents.transformers_server import TransformersServer, serve_available
+
+    if not serve_available():
+        pytest.skip("the serve extra is not installed: pip install 'mage-metarl[serve]'")
+    build_tiny_model(tmp_path / "tiny", seed=1)
+    settings = {"num_episodes": 2, "opponent": "always-pass", "invalid_action_penalty": 1.0}
+    with TransformersServer(tmp_path / "tiny") as server:
+        [episode] = _evaluate(
+            server.base_url,
+            tmp_path / "runs",
+            settings,
+            num_trials=1,
+            model=server.model,
+            sampling={"max_tokens": 8, "temperature": 0.0},
+        )
+    assert episode.ok, episode.traces[0].errors
+    [trace] = episode.traces
+    figures = trace.info["trial"]
+    assert figures["num_episodes"] == 2
+    # The tiny model's answers are not moves: every turn costs the penalty, and the return says so.
+    assert trace.rewards["trial_return"].score == sum(figures["returns"]) < 0
+    assert figures["invalid_actions"] > 0
