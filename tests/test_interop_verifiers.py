@@ -7,6 +7,7 @@ player's harness calls the model in process, and preparing a ``uv`` program fail
 import asyncio
 
 import pytest
+from pydantic import ValidationError
 
 pytest.importorskip("verifiers.v1")
 
@@ -113,12 +114,14 @@ def test_reflection_and_opponent_settings_reach_the_trial(tmp_path):
     assert episode.traces[0].rewards["trial_return"].score == total
 
 
-def test_bad_setting_stops_before_any_rollout(tmp_path):
+def test_bad_setting_stops_as_the_config_is_read(tmp_path):
     with FakeChatServer() as server:
-        with pytest.raises(ValueError, match="cannot make mage/KuhnPoker-v0") as raised:
+        with pytest.raises(ValidationError) as raised:
             _evaluate(server.base_url, tmp_path, {"opponent": "no-such-style"})
         assert server.requests == 0
-    assert "\n" not in str(raised.value).strip()
+    [error] = raised.value.errors()
+    assert error["msg"].startswith("Value error, cannot make mage/KuhnPoker-v0 with")
+    assert "\n" not in error["msg"]
 
 
 def test_endpoint_error_fails_the_episode_without_a_reward(tmp_path):

@@ -26,6 +26,7 @@ from typing import Any
 
 import httpx
 import verifiers.v1 as vf
+from pydantic import Field, model_validator
 
 from mage_agents.interop.spec import TrialSpec, make_env
 
@@ -67,18 +68,17 @@ class MageTrialsConfig(vf.TasksetConfig):
     env_id: str = "mage/KuhnPoker-v0"
     settings: dict[str, Any] = {}
     first_seed: int = 0
-    num_trials: int = 16
+    num_trials: int = Field(16, ge=1)
+
+    @model_validator(mode="after")
+    def _makes_a_trial(self) -> MageTrialsConfig:
+        # A bad id or setting stops the run as the command line is read, in one line.
+        make_env(TrialSpec(self.env_id, self.settings)).close()
+        return self
 
 
 class MageTrials(vf.Taskset[MageTrialTask, MageTrialsConfig]):
     """The taskset: ``num_trials`` seeds of one env id and its trial settings."""
-
-    def __init__(self, config: MageTrialsConfig) -> None:
-        super().__init__(config)
-        # A bad id or setting stops the run here, in one line, before any rollout.
-        make_env(TrialSpec(config.env_id, config.settings)).close()
-        if config.num_trials < 1:
-            raise ValueError(f"num_trials must be at least 1, not {config.num_trials}.")
 
     def load(self) -> Iterator[MageTrialTask]:
         """Yield one task a seed."""
