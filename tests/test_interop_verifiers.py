@@ -5,6 +5,11 @@ player's harness calls the model in process, and preparing a ``uv`` program fail
 """
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from pydantic import ValidationError
@@ -160,3 +165,28 @@ def test_the_tiny_model_plays_a_trial_through_transformers_serve(tmp_path):
     # The tiny model's answers are not moves: every turn costs the penalty, and the return says so.
     assert trace.rewards["trial_return"].score == sum(figures["returns"]) < 0
     assert figures["invalid_actions"] > 0
+
+
+def test_vf_eval_runs_it_from_the_command_line(tmp_path):
+    vf_eval = Path(sys.executable).parent / "vf-eval"
+    if not vf_eval.exists():
+        pytest.skip("no vf-eval beside this Python")
+    root = Path(__file__).resolve().parents[1]  # mage_verifiers, found by its id
+    environ = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]),
+    }
+    with FakeChatServer() as server:
+        command = [str(vf_eval), "mage-verifiers", "--model", "fake", "--no-push", "--no-rich"]
+        command += ["--client.base-url", server.base_url, "-n", "2", "-o", str(tmp_path)]
+        command += ["--env.taskset.settings", json.dumps(SETTINGS)]
+        done = subprocess.run(command, capture_output=True, text=True, env=environ, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    [traces] = tmp_path.glob("*/traces.jsonl")
+    episodes = [json.loads(line) for line in traces.read_text().splitlines()]
+    returns = {
+        e["task"]["data"]["seed"]: e["traces"][0]["rewards"]["trial_return"]["score"]
+        for e in episodes
+    }
+    direct = {seed: _play_directly(seed, SETTINGS, [])[0] for seed in (0, 1)}
+    assert returns == direct

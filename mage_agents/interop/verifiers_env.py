@@ -163,28 +163,30 @@ class MageTrialEnv(vf.Env[MageTrialEnvConfig]):
         env = make_env(TrialSpec(taskset.env_id, taskset.settings))
         try:
             page, _ = env.reset(seed=task.data.seed)
-            total, info, done = 0.0, {}, False
+            total, done = 0.0, False
             async with agents.player.interaction(task) as interaction:
                 while not done:
                     segment = await interaction.turn(page)
                     if segment.terminated:  # the agent's run ended (an error, a limit)
-                        break
+                        break  # its trace says why; an unfinished trial scores nothing
                     page, reward, terminated, truncated, info = env.step(_answer(segment))
                     total += float(reward)
                     done = terminated or truncated
+                if done:  # scored before the run closes, so verifiers' own log shows it
+                    _score(interaction.trace, total, info.get("trial"))
         finally:
             env.close()
-        if not done:
-            return  # the player's trace carries why it stopped; an unfinished trial scores nothing
-        trace = interaction.trace
-        trace.record_reward("trial_return", total)
-        figures = info.get("trial")
-        if figures:
-            for k, value in enumerate(figures["pass_at_k"], start=1):
-                trace.record_metric(f"pass_at_{k}", float(value))
-            trace.record_metric("final_return", float(figures["final_return"]))
-            trace.record_metric("invalid_actions", float(figures["invalid_actions"]))
-            trace.info["trial"] = figures
+
+
+def _score(trace: vf.Trace, total: float, figures: dict[str, Any] | None) -> None:
+    """Record the trial's return as the reward, and pass@k and its figures as metrics."""
+    trace.record_reward("trial_return", total)
+    if figures:
+        for k, value in enumerate(figures["pass_at_k"], start=1):
+            trace.record_metric(f"pass_at_{k}", float(value))
+        trace.record_metric("final_return", float(figures["final_return"]))
+        trace.record_metric("invalid_actions", float(figures["invalid_actions"]))
+        trace.info["trial"] = figures
 
 
 def _answer(segment: vf.Segment) -> str:
