@@ -39,7 +39,9 @@ def no_uv_programs(monkeypatch):
 SETTINGS = {"num_episodes": 3, "opponent": "always-pass", "stop_on_success": True}
 
 
-def _evaluate(base_url, tmp_path, settings, num_trials=2, model="fake", sampling=None):
+def _evaluate(
+    base_url, tmp_path, settings, num_trials=2, model="fake", sampling=None, first_seed=0
+):
     """Run ``vf-eval mage-verifiers`` in process, one trial at a time; return its episodes."""
     config = EvalConfig.model_validate(
         {
@@ -49,6 +51,7 @@ def _evaluate(base_url, tmp_path, settings, num_trials=2, model="fake", sampling
                     "env_id": ENV_ID,
                     "settings": settings,
                     "num_trials": num_trials,
+                    "first_seed": first_seed,
                 }
             },
             "model": model,
@@ -190,3 +193,32 @@ def test_vf_eval_runs_it_from_the_command_line(tmp_path):
     }
     direct = {seed: _play_directly(seed, SETTINGS, [])[0] for seed in (0, 1)}
     assert returns == direct
+
+
+def test_one_scripted_trial_is_the_same_through_gymnasium_openenv_and_verifiers(tmp_path):
+    pytest.importorskip("openenv.core")
+    from mage_agents.interop import MageAction, MageTrialClient
+    from tests.interop_server import served
+
+    settings = {"num_episodes": 3, "opponent": "random"}
+    gym_pages = []
+    gym_return, gym_trial = _play_directly(7, settings, gym_pages)
+    with served(ENV_ID, "--set", "num_episodes=3", "--set", "opponent=random") as url:
+        with MageTrialClient(base_url=url).sync() as client:
+            result = client.reset(seed=7)
+            openenv_pages, openenv_return = [], 0.0
+            while not result.done:
+                page = result.observation.page
+                openenv_pages.append(page)
+                text = first_legal_move([{"role": "user", "content": page}])
+                result = client.step(MageAction(text=text))
+                openenv_return += result.reward
+            openenv_trial = result.observation.trial
+    vf_pages, contexts = [], []
+    with FakeChatServer(answer=_recording_policy(vf_pages, contexts)) as server:
+        [episode] = _evaluate(server.base_url, tmp_path, settings, num_trials=1, first_seed=7)
+    [trace] = episode.traces
+    assert len(gym_pages) >= 5  # three hands and the two reflections between them
+    assert gym_pages == openenv_pages == vf_pages
+    assert gym_return == openenv_return == trace.rewards["trial_return"].score
+    assert gym_trial == openenv_trial == trace.info["trial"]
