@@ -41,6 +41,7 @@ __all__ = [
     "PageHarnessConfig",
 ]
 
+# Our bound on one answer; verifiers has its own per stage (`--env.player.timeout.*`).
 _TURN_TIMEOUT_S = 600.0
 
 
