@@ -79,7 +79,13 @@ class MageTrialsConfig(vf.TasksetConfig):
 
 
 class MageTrials(vf.Taskset[MageTrialTask, MageTrialsConfig]):
-    """The taskset: ``num_trials`` seeds of one env id and its trial settings."""
+    """The taskset: ``num_trials`` seeds of one env id and its trial settings.
+
+    Example:
+        >>> config = MageTrialsConfig(settings={"num_episodes": 2}, first_seed=5, num_trials=2)
+        >>> [(task.data.name, task.data.seed) for task in MageTrials(config)]
+        [('mage/KuhnPoker-v0#5', 5), ('mage/KuhnPoker-v0#6', 6)]
+    """
 
     def load(self) -> Iterator[MageTrialTask]:
         """Yield one task a seed."""
