@@ -221,12 +221,21 @@ class FakeChatServer:
         text = None if fault == "null" else self.answer(messages)
         prompt_chars = sum(len(str(m.get("content", ""))) for m in messages)
         usage = {"prompt_tokens": prompt_chars // 4, "completion_tokens": len(text or "") // 4}
+        usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         time.sleep(self.seconds_per_token * usage["completion_tokens"])  # generating them
+        # Every field OpenAI's schema requires: strict clients (verifiers' proxy) validate it.
         payload = {
             "id": f"fake-{self.requests}",
             "object": "chat.completion",
+            "created": 0,
             "model": body.get("model"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
             "usage": "unknown" if fault == "bad_usage" else usage,
         }
         return 200, json.dumps(payload).encode(), {}

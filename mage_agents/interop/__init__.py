@@ -1,8 +1,9 @@
-"""Our envs and trials for other engines: an OpenEnv server and client, TRL over OpenEnv.
+"""Our envs and trials for other engines: OpenEnv server and client, TRL, verifiers.
 
-Needs the ``openenv`` extra (``pip install "mage-metarl[openenv]"``); see docs/interop.md. Names
-are imported on first use: :mod:`mage_agents.interop.spec` needs only the core, and the TRL
-adapter (:mod:`mage_agents.interop.trl_openenv`) loads the trainer's package (torch).
+Needs the ``openenv`` extra (``pip install "mage-metarl[openenv]"``), or ``verifiers`` for
+:mod:`mage_agents.interop.verifiers_env`; see docs/interop.md. Names are imported on first use:
+:mod:`mage_agents.interop.spec` needs only the core, and the TRL adapter
+(:mod:`mage_agents.interop.trl_openenv`) loads the trainer's package (torch).
 """
 
 from importlib import import_module
@@ -15,9 +16,12 @@ __all__ = [
     "MageAction",
     "MageObservation",
     "MageState",
+    "MageTrialEnv",
     "MageTrialClient",
     "MageTrialEnvironment",
+    "MageTrials",
     "OpenEnvTrialEnvironment",
+    "PageHarness",
     "TrialSpec",
     "openenv_trial_environment",
     "serve_app",
@@ -34,6 +38,9 @@ _HOMES = {
     "MageTrialClient": "openenv_client",
     "MageTrialEnvironment": "openenv_env",
     "serve_app": "openenv_env",
+    "MageTrialEnv": "verifiers_env",
+    "MageTrials": "verifiers_env",
+    "PageHarness": "verifiers_env",
     "OpenEnvTrialEnvironment": "trl_openenv",
     "openenv_trial_environment": "trl_openenv",
 }
