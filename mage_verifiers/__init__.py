@@ -5,24 +5,7 @@ the id's name and reading its ``__all__``; the classes live in
 :mod:`mage_agents.interop.verifiers_env`. Needs the ``verifiers`` extra; see docs/interop.md.
 """
 
-from mage_agents.interop.verifiers_env import (
-    MageTrialData,
-    MageTrialEnv,
-    MageTrialEnvConfig,
-    MageTrials,
-    MageTrialsConfig,
-    MageTrialTask,
-    PageHarness,
-    PageHarnessConfig,
-)
+from mage_agents.interop import verifiers_env
+from mage_agents.interop.verifiers_env import *  # noqa: F403  (the names verifiers looks up)
 
-__all__ = [
-    "MageTrialData",
-    "MageTrialEnv",
-    "MageTrialEnvConfig",
-    "MageTrialTask",
-    "MageTrials",
-    "MageTrialsConfig",
-    "PageHarness",
-    "PageHarnessConfig",
-]
+__all__ = list(verifiers_env.__all__)
