@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from baselines import run
-from baselines.bench.__main__ import BENCHMARKS
+from benchmarks.__main__ import BENCHMARKS
 
 ROOT = pathlib.Path(__file__).parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md"))
