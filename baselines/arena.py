@@ -42,7 +42,7 @@ from baselines.errors import (
 )
 from baselines.folder_lock import FolderLock
 from baselines.progress import RunProgress
-from baselines.report import markdown_cell
+from baselines.report.tables import markdown_cell
 from baselines.results import ResultsFile
 from baselines.run_flags import add_threads_option
 from baselines.threads import threads_setting, use_threads

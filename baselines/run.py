@@ -95,7 +95,7 @@ COMMANDS: dict[str, Command] = {
     "train": Command("baselines.train", "train a model on trials (MetaRLTrainer on TRL)"),
     "arena": Command("baselines.arena", "play agents against agents in both seats, and rate them"),
     "bounds": Command("baselines.bounds_report", "print the exact bounds of the opponents"),
-    "report": Command("baselines.report_folder", "rebuild the page of a run or training folder"),
+    "report": Command("baselines.report.command", "rebuild the page of a run or training folder"),
     "serve-env": Command("baselines.serve_env", "serve env ids and trials over OpenEnv"),
 }
 """The subcommands, by name, in the order ``--help`` lists them (one line adds one)."""

@@ -1,7 +1,7 @@
 """What a run shows and writes: the console table, and the output folder's reports.
 
-:func:`report` prints the table of :mod:`baselines.summary` (and what failed) and, with ``out``,
-writes ``summary.md``, ``summary.csv``, the plots and ``summary.html`` (one per config, see
+:func:`report` prints the table of :mod:`baselines.report.summary` (and what failed) and, with
+``out``, writes ``summary.md``, ``summary.csv``, the plots and ``summary.html`` (one per config, see
 :mod:`baselines.outdir`). The run itself is :mod:`baselines.run`.
 """
 
@@ -15,13 +15,13 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 
-from baselines.achievable import achievable_interval
 from baselines.errors import print_warning
-from baselines.failures import failure_lines, failure_markdown
 from baselines.outdir import TRANSCRIPTS_FILE, config_marker, keep_summaries
-from baselines.report import console_table, markdown_report, plot_images, write_csv
-from baselines.summary import summarize
-from baselines.summary_html import summary_page, transcripts_note, write_summary_html
+from baselines.report.achievable import achievable_interval
+from baselines.report.failures import failure_lines, failure_markdown
+from baselines.report.summary import summarize
+from baselines.report.summary_html import summary_page, transcripts_note, write_summary_html
+from baselines.report.tables import console_table, markdown_report, plot_images, write_csv
 from mage_agents.atomic_file import write_atomic
 from mage_agents.rollout import TranscriptFile
 

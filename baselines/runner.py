@@ -38,8 +38,8 @@ from itertools import chain, islice
 from multiprocessing import get_context
 from typing import Any
 
-from baselines.achievable import task_winnable
 from baselines.agents import AgentFactory, build_agent_factory
+from baselines.report.achievable import task_winnable
 from baselines.results import ResultsFile
 from mage_agents.base import Agent, Reply
 from mage_agents.rollout import (

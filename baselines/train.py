@@ -246,7 +246,7 @@ def _write_results(
         if written is None:
             console.print("No curves: matplotlib is missing (pip install 'mage-metarl[plots]').")
     if main:  # the curves, evaluations and their sampled trials, to browse
-        from baselines.train_index import write_training_index
+        from baselines.report.train_index import write_training_index
 
         write_training_index(out)
 

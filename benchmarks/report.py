@@ -31,8 +31,8 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from baselines.html_page import embedded_data, write_page
-from baselines.report_folder import rebuild_run_page
+from baselines.report.command import rebuild_run_page
+from baselines.report.html_page import embedded_data, write_page
 from baselines.results import ResultsFile
 from baselines.run import main as run_main
 from baselines.runner import evaluate, plan_trials

@@ -8,7 +8,7 @@ import yaml
 
 from baselines import models as models_cli
 from baselines import run, run_report
-from baselines.report import markdown_cell
+from baselines.report.tables import markdown_cell
 from benchmarks.__main__ import main as bench_main
 from mage_agents.atomic_file import write_atomic
 

@@ -1,6 +1,6 @@
 """The static report page: one HTML file with its data, scripts and plots inside.
 
-The page (``baselines/report_page/``: the HTML skeleton, its style and a plain script, no library)
+The page (``baselines/report/page/``: the HTML skeleton, its style and a plain script, no library)
 reads one JSON value embedded in it and draws sortable tables, the plots and a trial browser.
 Nothing is fetched: no server, no network (its Content-Security-Policy forbids both), so it
 opens from disk in any browser and can be mailed as it is. A trial's transcript travels as the
@@ -30,7 +30,7 @@ from mage_agents.atomic_file import write_atomic
 
 __all__ = ["render_page", "write_page", "png_data_uri", "embedded_data", "PAGE_DIR"]
 
-PAGE_DIR = Path(__file__).parent / "report_page"
+PAGE_DIR = Path(__file__).parent / "page"
 """The page's skeleton, style and script."""
 
 _MARKER = re.compile(r"__(TITLE|STYLE|SCRIPT|DATA)__")

@@ -1,10 +1,10 @@
 """``index.html`` of a training folder: the curves, the evaluations, and their sampled trials.
 
 Written next to ``curves.png`` at the end of ``python -m baselines.run train`` and rebuilt by
-``python -m baselines.run report OUT``. It is the run page of :mod:`baselines.html_page`: a table
-of every evaluation's figures (from ``metrics.jsonl``), ``curves.png``, and a trial browser over
-the transcripts each evaluation kept (``transcripts/eval-step-N.jsonl.gz``, the first trials per
-opponent: :mod:`mage_agents.training.eval_transcripts`), filtered by step and opponent.
+``python -m baselines.run report OUT``. It is the run page of :mod:`baselines.report.html_page`: a
+table of every evaluation's figures (from ``metrics.jsonl``), ``curves.png``, and a trial browser
+over the transcripts each evaluation kept (``transcripts/eval-step-N.jsonl.gz``, the first trials
+per opponent: :mod:`mage_agents.training.eval_transcripts`), filtered by step and opponent.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from baselines.html_page import png_data_uri, write_page
+from baselines.report.html_page import png_data_uri, write_page
 from mage_agents.rollout import TranscriptFile
 from mage_agents.training.eval_transcripts import TRANSCRIPTS_DIR
 

@@ -27,7 +27,7 @@ from typing import Any
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
 
-from baselines.summary import Interval, wilson_interval
+from baselines.report.summary import Interval, wilson_interval
 from mage_agents.rollout.plan import make_trial_env, with_trial
 
 __all__ = ["trial_bound", "task_winnable", "achievable_interval"]

@@ -16,8 +16,8 @@ from typing import Any
 from rich.table import Table
 from rich.text import Text
 
-from baselines.achievable import achievable_interval
-from baselines.summary import GroupSummary, Interval, summarize
+from baselines.report.achievable import achievable_interval
+from baselines.report.summary import GroupSummary, Interval, summarize
 from mage_agents.atomic_file import atomic_writer, write_atomic
 
 __all__ = [

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from baselines.report import markdown_cell
+from baselines.report.tables import markdown_cell
 
 __all__ = ["failure_lines", "failure_markdown", "reason_counts"]
 

@@ -5,7 +5,7 @@
   gets the tables and plots alone). The page covers every trial of the folder: when trials of
   several configs share an agent, env and opponent, the agent is named with its config (the
   settings part of its trial ids), so that no figure mixes two configs.
-- A training folder (``metrics.jsonl``): ``index.html`` (:mod:`baselines.train_index`).
+- A training folder (``metrics.jsonl``): ``index.html`` (:mod:`baselines.report.train_index`).
 
 The files are only read (a run may still be writing them): a torn last line or member is
 skipped, not repaired.
@@ -19,7 +19,6 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from baselines.achievable import achievable_interval
 from baselines.errors import (
     EXIT_OK,
     EXIT_SETTINGS,
@@ -29,12 +28,13 @@ from baselines.errors import (
     settings_error,
 )
 from baselines.outdir import TRANSCRIPTS_FILE, trial_prefix
-from baselines.report import plot_images
+from baselines.report.achievable import achievable_interval
+from baselines.report.summary import summarize
+from baselines.report.summary_html import summary_page, write_summary_html
+from baselines.report.tables import plot_images
 from baselines.results import ResultsFile, missing_fields
 from baselines.run_flags import add_import_option
 from baselines.settings import text_setting
-from baselines.summary import summarize
-from baselines.summary_html import summary_page, write_summary_html
 from mage_agents.rollout import TranscriptFile
 
 __all__ = ["main", "rebuild_run_page", "config_labelled"]
@@ -145,7 +145,7 @@ def command(args: argparse.Namespace, argv: list[str] | None = None) -> int:
         if (folder / "results.jsonl").is_file():
             path = rebuild_run_page(folder, args.title, args.plots)
         elif (folder / "metrics.jsonl").is_file():
-            from baselines.train_index import write_training_index
+            from baselines.report.train_index import write_training_index
 
             path = write_training_index(folder, args.title)
         else:

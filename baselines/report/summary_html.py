@@ -5,7 +5,7 @@ attempt, diversity, failed trials), sortable by any column; the plots are ``summ
 trial browser lists every finished trial with filters (agent, env, opponent, seat, solved or
 not, the attempt that solved it) and opens its transcript: the attempts side by side, the
 reflections highlighted, invalid answers marked with the env's reason, the reward of every step,
-and apart, what the agent was not shown. See :mod:`baselines.html_page` for the page itself.
+and apart, what the agent was not shown. See :mod:`baselines.report.html_page` for the page itself.
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from baselines.achievable import achievable_interval
-from baselines.failures import reason_counts
-from baselines.html_page import png_data_uri, write_page
-from baselines.report import BREAKDOWNS, table_cells
-from baselines.summary import GroupSummary, summarize
+from baselines.report.achievable import achievable_interval
+from baselines.report.failures import reason_counts
+from baselines.report.html_page import png_data_uri, write_page
+from baselines.report.summary import GroupSummary, summarize
+from baselines.report.tables import BREAKDOWNS, table_cells
 from mage_agents.rollout import TranscriptFile
 
 __all__ = [
@@ -56,7 +56,7 @@ def _opponent(record: dict[str, Any]) -> str:
 
 
 def trial_rows(records: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Return the trial browser's rows of finished trial records (:mod:`baselines.html_page`)."""
+    """Return the trial browser's rows of finished records (:mod:`baselines.report.html_page`)."""
     rows = []
     for record in records:
         trial = record["trial"]
@@ -196,7 +196,7 @@ def summary_page(
     transcripts: TranscriptFile | None = None,
     images: Sequence[tuple[str, str, bytes]] = (),
 ) -> dict[str, Any]:
-    """Return the data of a run's ``summary.html`` (see :mod:`baselines.html_page`)."""
+    """Return the data of a run's ``summary.html`` (see :mod:`baselines.report.html_page`)."""
     ids = [r["trial_id"] for r in records]
     embedded, left_out = embed_transcripts(transcripts, ids)
     notes = [f"{len(records)} finished trials.", transcripts_note(transcripts, records)]
