@@ -45,10 +45,10 @@ from baselines.errors import (
     print_error,
     settings_error,
 )
+from baselines.evaluate.run_agents import run
+from baselines.evaluate.run_report import print_failures, report
 from baselines.folder_lock import FolderLock
-from baselines.run_agents import run
 from baselines.run_flags import CONFIG_KEYS_HELP, add_arguments
-from baselines.run_report import print_failures, report
 from baselines.settings import DEFAULTS, merge_settings
 from baselines.threads import use_threads
 from mage_envs.plugins import load_plugins

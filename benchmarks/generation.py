@@ -18,8 +18,8 @@ from typing import Any
 import torch
 
 from baselines.agents import AgentFactory
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
 from benchmarks import positive_int
 from mage_agents.local_model import LocalModelBackend
 from mage_agents.prompting import LLMAgent

@@ -31,11 +31,11 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.report.command import rebuild_run_page
 from baselines.report.html_page import embedded_data, write_page
 from baselines.results import ResultsFile
 from baselines.run import main as run_main
-from baselines.runner import evaluate, plan_trials
 from benchmarks import positive_int
 from benchmarks.browser_check import chromium, open_page, page_url
 from mage_agents.rollout import TranscriptFile

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from baselines.agents import build_agent_factory
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.report.summary import summarize
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
 from benchmarks import positive_int
 from mage_agents.model_files import resolve_model
 from mage_agents.transformers_server import TransformersServer

@@ -1,10 +1,10 @@
 """'% of achievable' is solved / winnable over the tasks played, with each task decided exactly."""
 
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.report.achievable import achievable_interval
 from baselines.report.summary import summarize
 from baselines.report.tables import markdown_report
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
 
 
 def run(agent, opponent="random", tasks=40, episodes=3, env="mage/KuhnPoker-v0", **trial):

@@ -5,6 +5,7 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.report.summary import (
     diversity,
     entropy_bits,
@@ -14,7 +15,6 @@ from baselines.report.summary import (
     wilson_interval,
 )
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
 
 
 def test_t_quantile_matches_tables():

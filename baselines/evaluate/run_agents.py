@@ -1,9 +1,9 @@
 """A run's evaluation: every agent of its settings planned, played, resumed and counted.
 
-For each agent, :func:`~baselines.planning.plan_run` plans the trials of the playable (env,
+For each agent, :func:`~baselines.evaluate.planning.plan_run` plans the trials of the playable (env,
 opponent) pairs (a lazy plan); what is already in the results file is counted from the file, the
-plan only saying where each trial stands; :func:`~baselines.runner.evaluate` plays the rest.
-The :class:`~baselines.run_report.Outcome` gathers what the report needs.
+plan only saying where each trial stands; :func:`~baselines.evaluate.runner.evaluate` plays the
+rest. The :class:`~baselines.evaluate.run_report.Outcome` gathers what the report needs.
 """
 
 from __future__ import annotations
@@ -15,12 +15,12 @@ from rich.console import Console
 
 from baselines.agents import AgentFactory, build_agent_factory
 from baselines.errors import print_warning
+from baselines.evaluate.planning import plan_run
+from baselines.evaluate.run_report import Outcome
+from baselines.evaluate.runner import evaluate, in_plan_order
 from baselines.outdir import TRANSCRIPTS_FILE, config_id, trial_prefix
-from baselines.planning import plan_run
 from baselines.progress import RunProgress
 from baselines.results import ResultsFile, missing_fields
-from baselines.run_report import Outcome
-from baselines.runner import evaluate, in_plan_order
 from mage_agents.rollout import TranscriptFile
 
 __all__ = ["run", "STOP_AFTER_FAILURES"]

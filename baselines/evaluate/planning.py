@@ -3,8 +3,8 @@
 Each pair is checked before anything runs, by building its env (with the opponent) and binding a
 fresh agent to it: a pair that cannot be played is skipped with one line, so one bad pair never
 ends a run. The trials of the playable pairs are then planned, one
-:class:`~mage_agents.rollout.TrialPlanner` each (:func:`~baselines.runner.trial_planners`), as
-one :class:`~mage_agents.rollout.TrialPlans`: a lazy plan, each trial made when it is played, so
+:class:`~mage_agents.rollout.TrialPlanner` each (:func:`~baselines.evaluate.runner.trial_planners`),
+as one :class:`~mage_agents.rollout.TrialPlans`: a lazy plan, each trial made when it is played, so
 that planning costs nothing whatever ``--tasks`` says.
 """
 
@@ -19,7 +19,7 @@ from rich.console import Console
 
 from baselines.agents import AgentFactory, agent_settings
 from baselines.errors import print_warning
-from baselines.runner import trial_planners
+from baselines.evaluate.runner import trial_planners
 from mage_agents.rollout import TrialPlans
 from mage_envs.games.openspiel_env import SELF_PLAY
 
