@@ -92,7 +92,7 @@ class Command:
 
 COMMANDS: dict[str, Command] = {
     "run": Command(None, "evaluate agents on trials and report (the default)"),
-    "train": Command("baselines.train", "train a model on trials (MetaRLTrainer on TRL)"),
+    "train": Command("baselines.train.command", "train a model on trials (MetaRLTrainer on TRL)"),
     "arena": Command("baselines.arena", "play agents against agents in both seats, and rate them"),
     "bounds": Command("baselines.bounds_report", "print the exact bounds of the opponents"),
     "report": Command("baselines.report.command", "rebuild the page of a run or training folder"),

@@ -77,7 +77,7 @@ def bench_model(tiny: bool, device: str, dtype: Any) -> tuple[Any, Any]:
 
 
 def _settings(args: argparse.Namespace, out: str, device: str, bf16: bool) -> dict[str, Any]:
-    from baselines.train import load_train_settings
+    from baselines.train.command import load_train_settings
 
     settings = load_train_settings(["--config", args.config, "--out", out])
     group = math.gcd(int(settings.get("num_generations") or 8), args.trials)
@@ -140,7 +140,7 @@ def _train(settings: dict[str, Any], model: Any, tokenizer: Any, device: str) ->
     import torch
     from transformers import PrinterCallback, TrainerCallback
 
-    from baselines.train import build_config, peft_config
+    from baselines.train.command import build_config, peft_config
     from benchmarks.trainer_memory import _reset_peak, _status_bytes
     from mage_agents.training import MetaRLTrainer
 
@@ -219,7 +219,7 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     """Every figure of the benchmark, measured in this run (see the module's docstring)."""
     import torch
 
-    from baselines.train_check import check
+    from baselines.train.check import check
     from mage_agents.placement import choose_device
     from mage_agents.training.memory import Architecture
 

@@ -28,7 +28,7 @@ def budget_run(name: str, budget: int | None, steps: int) -> dict[str, Any]:
     import torch
     from transformers import PrinterCallback, TrainerCallback
 
-    from baselines.train import _read_config, build_config, load_model
+    from baselines.train.command import _read_config, build_config, load_model
     from mage_agents.training import MetaRLTrainer
 
     torch.set_num_threads(1)

@@ -87,8 +87,8 @@ class _Steps(TrainerCallback):
 
 def glue_shares(name: str, steps: int) -> dict[str, float]:
     """Train ``name`` for ``steps`` + 1 steps; return median step seconds and each part's share."""
-    from baselines.train import read_config
-    from baselines.train_config import build_config, load_model
+    from baselines.train.command import read_config
+    from baselines.train.config import build_config, load_model
     from mage_agents.training import MetaRLTrainer
 
     with tempfile.TemporaryDirectory() as out:

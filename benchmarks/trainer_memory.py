@@ -35,8 +35,8 @@ MEASURED_BUDGETS = (2048, 8192, 16384)
 
 def config_estimates(name: str) -> tuple[list[dict[str, Any]], str]:
     """The estimates of config ``name`` at its own budget and at :data:`BUDGETS`."""
-    from baselines.train import load_train_settings
-    from baselines.train_check import check
+    from baselines.train.check import check
+    from baselines.train.command import load_train_settings
 
     settings = load_train_settings(["--config", name])
     own = settings.get("max_tokens_per_forward")

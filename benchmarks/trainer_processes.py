@@ -47,7 +47,7 @@ FIXED = {
 
 
 def _settings(name: str, out: Path, trials: int) -> dict[str, Any]:
-    from baselines.train import _read_config
+    from baselines.train.command import _read_config
 
     return (
         _read_config(Path(name))
@@ -63,7 +63,7 @@ def capture(name: str, out: Path, trials: int) -> None:
     """One step of config ``name`` in this launch's processes; save what :func:`compare` reads."""
     from transformers import TrainerCallback
 
-    from baselines.train import build_config, load_model
+    from baselines.train.command import build_config, load_model
     from mage_agents.training import MetaRLTrainer
 
     torch.set_num_threads(1)
@@ -107,7 +107,7 @@ def capture_command(name: str, out: Path, trials: int) -> list[str]:
 
 def compare(name: str, out: Path, trials: int) -> dict[str, float]:
     """The one-process advantages and gradient of the captured rows, against the captured ones."""
-    from baselines.train import build_config, load_model
+    from baselines.train.command import build_config, load_model
     from mage_agents.training import MetaRLTrainer
     from mage_agents.training.batch import turn_batch
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import numpy as np
 
-from baselines.train import _read_config, build_config
-from baselines.trial_shape import PromptSizes, measured_env, play_scripted
+from baselines.train.command import _read_config, build_config
+from baselines.train.trial_shape import PromptSizes, measured_env, play_scripted
 from benchmarks import positive_int
 
 __all__ = ["CONFIGS", "measure", "measured_env", "PromptSizes", "main"]

@@ -75,7 +75,7 @@ def test_a_new_memory_mode_is_accepted_everywhere_memory_is():
 
 def test_a_new_estimator_is_a_choice_of_the_config_and_of_train(tmp_path, scratch_registries):
     pytest.importorskip("trl")
-    from baselines.train import build_parser
+    from baselines.train.command import build_parser
     from mage_agents.training import MetaRLConfig
 
     recipe("Add an estimator")

@@ -17,7 +17,7 @@ pytest.importorskip("trl")
 
 import mage_envs  # noqa: E402, F401  (registers the ids)
 from baselines.run import main  # noqa: E402
-from baselines.train import _read_config, build_config  # noqa: E402
+from baselines.train.command import _read_config, build_config  # noqa: E402
 
 HAS_ALFWORLD = importlib.util.find_spec("alfworld") is not None
 

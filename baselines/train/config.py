@@ -14,14 +14,14 @@ from typing import Any
 import yaml
 
 from baselines.settings import resolve_config
-from baselines.train_flags import checked_values
+from baselines.train.flags import checked_values
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
 from mage_agents.yaml_bounds import load_yaml, yaml_problem
 
 __all__ = ["TRAIN_CONFIG_DIR", "OWN_KEYS", "DEFAULTS", "MOVED_TO_TRIAL", "STEP_COUNTS"]
 __all__ += ["read_config", "build_config", "load_model", "peft_config"]
 
-TRAIN_CONFIG_DIR = Path(__file__).parent / "configs" / "train"
+TRAIN_CONFIG_DIR = Path(__file__).parents[1] / "configs" / "train"
 """The ready training configs (installed with the package)."""
 
 OWN_KEYS = ("model", "tiny_model", "lora", "out", "plots", "base", "defaults")

@@ -15,7 +15,7 @@ architecture comes from its config alone: no weights are built, whatever its siz
 may meet later (an estimate over the device, a row over the token budget) are listed as
 warnings; invalid settings exit 2, as ``train`` does; what the run would die on here (a model
 that is not on disk, a tokenizer without a chat template, ``report_to`` or ``use_vllm`` naming
-what is not installed, hub kernels offline: :mod:`baselines.train_refusals`) is printed after
+what is not installed, hub kernels offline: :mod:`baselines.train.refusals`) is printed after
 what would run, one line each on stderr, and exits 2.
 """
 
@@ -31,8 +31,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from baselines.errors import EXIT_OK, EXIT_SETTINGS, SETTINGS_ERRORS, print_error, settings_error
-from baselines.train_refusals import machine_refusals, model_refusals
-from baselines.trial_shape import measured_env, play_scripted
+from baselines.train.refusals import machine_refusals, model_refusals
+from baselines.train.trial_shape import measured_env, play_scripted
 from mage_agents.training.memory import (
     GIB,
     RUNTIME_ALLOWANCE,
@@ -44,7 +44,7 @@ from mage_agents.training.memory import (
 __all__ = ["check", "check_main", "run_budget", "CheckReport", "read_model", "MODELS_DIR"]
 __all__ += ["DEVICE_GIB"]
 
-MODELS_DIR = Path(__file__).parent / "configs" / "models"
+MODELS_DIR = Path(__file__).parents[1] / "configs" / "models"
 """Architectures of known models (their ``config.json`` values, with their source)."""
 
 DEVICE_GIB = 80.0
@@ -138,7 +138,7 @@ def _tokens(prompts: list[str], tokenizer: Any) -> list[int]:
 
 
 def _config(settings: dict[str, Any], report: CheckReport) -> Any:
-    from baselines.train_config import build_config
+    from baselines.train.config import build_config
     from mage_agents.training.config import _cuda_has_bf16
 
     wanted = bool(settings.get("bf16"))
@@ -154,7 +154,7 @@ def _config(settings: dict[str, Any], report: CheckReport) -> Any:
 
 
 def _lora(settings: dict[str, Any]) -> Any:
-    from baselines.train_config import peft_config
+    from baselines.train.config import peft_config
 
     return peft_config(settings)  # builds PEFT's LoraConfig: its fields are checked
 
@@ -352,7 +352,7 @@ def _memory(
 def check_main(settings: dict[str, Any], console: Console) -> int:
     """Print the check of ``settings``; return 0 (warnings included) or 2 for an invalid one.
 
-    A config the run would die on here (:mod:`baselines.train_refusals`) prints what would run,
+    A config the run would die on here (:mod:`baselines.train.refusals`) prints what would run,
     then each refusal on stderr, and returns 2.
     """
     try:

@@ -40,7 +40,7 @@ from baselines.errors import EXIT_OK, SETTINGS_ERRORS, folder_error, print_warni
 from baselines.folder_lock import FolderLock
 from baselines.run_flags import add_import_option
 from baselines.settings import ready_configs
-from baselines.train_config import (
+from baselines.train.config import (
     DEFAULTS,
     OWN_KEYS,
     TRAIN_CONFIG_DIR,
@@ -49,10 +49,10 @@ from baselines.train_config import (
     peft_config,
     read_config,
 )
-from baselines.train_flags import add_field_flags, field_values, set_values
-from baselines.train_folder import RunPlan, plan_run, write_final_from
-from baselines.train_processes import decided_on_main, is_main, launch_line, on_main
-from baselines.train_refusals import machine_refusals
+from baselines.train.flags import add_field_flags, field_values, set_values
+from baselines.train.folder import RunPlan, plan_run, write_final_from
+from baselines.train.processes import decided_on_main, is_main, launch_line, on_main
+from baselines.train.refusals import machine_refusals
 from mage_agents.atomic_file import write_atomic
 
 __all__ = ["main", "command", "add_arguments", "load_train_settings", "TRAIN_CONFIG_DIR"]
@@ -183,7 +183,7 @@ def _train(plan: RunPlan, config: Any, settings: dict[str, Any], console: Consol
     import torch
     from transformers import PrinterCallback
 
-    from baselines.train_output import OutputCallback, write_resolved
+    from baselines.train.output import OutputCallback, write_resolved
     from mage_agents.training import MetaRLTrainer
 
     main = is_main(config)
@@ -238,7 +238,7 @@ def _write_results(
     out: Path, history: list, settings: dict[str, Any], console: Console, main: bool = True
 ) -> None:
     """Write the metrics files, the curves and (on the main process) ``index.html``."""
-    from baselines.train_output import OutputCallback, write_curves
+    from baselines.train.output import OutputCallback, write_curves
 
     OutputCallback(out, console, 0).write(history)
     if settings.get("plots", True):
@@ -275,7 +275,7 @@ def command(args: argparse.Namespace, argv: list[str] | None = None) -> int:
             raise ValueError(f"--max-steps counts optimizer steps: give >= 1, not {steps}.")
         settings = _settings(args)
         if args.check:
-            from baselines.train_check import check_main
+            from baselines.train.check import check_main
 
             return check_main(settings, console)
         trainer = train(settings, console, restart=args.restart, extend=args.extend)
