@@ -93,10 +93,12 @@ class Command:
 COMMANDS: dict[str, Command] = {
     "run": Command(None, "evaluate agents on trials and report (the default)"),
     "train": Command("baselines.train.command", "train a model on trials (MetaRLTrainer on TRL)"),
-    "arena": Command("baselines.arena", "play agents against agents in both seats, and rate them"),
-    "bounds": Command("baselines.bounds_report", "print the exact bounds of the opponents"),
+    "arena": Command(
+        "baselines.arena.command", "play agents against agents in both seats, and rate them"
+    ),
+    "bounds": Command("baselines.bounds.command", "print the exact bounds of the opponents"),
     "report": Command("baselines.report.command", "rebuild the page of a run or training folder"),
-    "serve-env": Command("baselines.serve_env", "serve env ids and trials over OpenEnv"),
+    "serve-env": Command("baselines.serve.command", "serve env ids and trials over OpenEnv"),
 }
 """The subcommands, by name, in the order ``--help`` lists them (one line adds one)."""
 

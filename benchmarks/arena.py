@@ -2,7 +2,7 @@
 
 Every side plays whole games of the same OpenSpiel game (Kuhn poker: one hand; tic-tac-toe):
 
-- **arena, scripted**: :meth:`baselines.arena_games.Players.play` with two scripted players
+- **arena, scripted**: :meth:`baselines.arena.games.Players.play` with two scripted players
   (Kuhn: ``cfr`` against ``random``; tic-tac-toe: ``biased-random`` against ``random``), each game
   seeded from its deal as the arena seeds it;
 - **arena, one text seat**: the same with one seat an agent (``agent:random``) that reads its
@@ -24,7 +24,7 @@ import argparse
 import importlib.util
 import itertools
 
-from baselines.arena_games import ArenaGame, Players
+from baselines.arena.games import ArenaGame, Players
 from benchmarks import positive_float, positive_int
 from benchmarks.envs import GAMES, Rate, pyspiel_random, textarena_random, timed
 

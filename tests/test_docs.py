@@ -55,8 +55,8 @@ def test_links_resolve_inside_the_repository(page):
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_run_flags_in_docs_exist(page):
-    from baselines import arena as arena_command
-    from baselines import serve_env
+    from baselines.arena import command as arena_command
+    from baselines.serve import command as serve_env
     from baselines.train import command as train
 
     options = {o for a in run.build_parser()._actions for o in a.option_strings}

@@ -1,7 +1,7 @@
 """``league:PATH`` opponents: a snapshot of a league of past selves playing the other seat.
 
 The opponent registry of mage_envs names this module as the builder of the ``league`` scheme
-(it never imports it), as it names :mod:`baselines.agent_opponents` for ``agent:``. Training
+(it never imports it), as it names :mod:`baselines.opponents.agent` for ``agent:``. Training
 writes the snapshots (:mod:`mage_agents.training.league`); this loads one (full weights, or a
 LoRA adapter on its base) once per process and plays it greedily.
 """
@@ -23,7 +23,7 @@ def league_opponent(path: str, game: Any) -> Any:
     Raises:
         ValueError: If ``PATH`` holds no snapshot (no ``league.json``).
     """
-    from baselines.agent_opponents import shared_factory
+    from baselines.opponents.agent import shared_factory
     from mage_envs.opponents.text_opponent import TextOpponent
 
     spec = f"{LEAGUE_SCHEME}:{path}"

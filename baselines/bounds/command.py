@@ -11,8 +11,8 @@ import argparse
 
 import pyspiel
 
+from baselines.bounds.mage_oracle import MAGE_MODELS, MAGE_PAPER_BOUND, mage_oracle_share
 from baselines.errors import EXIT_OK, EXIT_SETTINGS, print_error
-from baselines.mage_oracle import MAGE_MODELS, MAGE_PAPER_BOUND, mage_oracle_share
 from baselines.run_flags import add_import_option
 from mage_envs.bounds import (
     KUHN_GAME_VALUE,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from baselines.arena_ratings import Rating
+from baselines.arena.ratings import Rating
 from mage_agents.atomic_file import atomic_writer
 
 __all__ = ["plot_ratings"]

@@ -1,13 +1,13 @@
 """``python -m baselines.run arena``: agents against agents, every pair in both seats, rated.
 
 Every pair of ``--agents`` plays ``--games`` deals in both seat orders (the same deals for both
-orders and every pair, so luck cancels: :mod:`baselines.arena_games`). A player is an opponent
+orders and every pair, so luck cancels: :mod:`baselines.arena.games`). A player is an opponent
 name (``cfr``, ``cfr-argmax``, ``mcts-1000``, ``conservative``, ``random``, ...) or an agent
 (``agent:local:PATH``, ``agent:openai:MODEL@URL``, ``agent-memory:...``, or the bare spec
 ``local:PATH``). The report: Bradley-Terry ratings with bootstrap intervals, anchored at
 ``--anchor`` (``random`` when it plays), head-to-head records with Wilson intervals, and for
 Kuhn poker the exact expected payoff of every pair of tabular policies beside the sampled one
-(:mod:`baselines.arena_ratings`, :mod:`baselines.arena_exact`).
+(:mod:`baselines.arena.ratings`, :mod:`baselines.arena.exact`).
 
 With ``--out DIR`` every game is a line of ``DIR/results.jsonl``, written as it ends; a killed
 arena rerun with the same command plays only the games missing (a game whose player's backend
@@ -29,9 +29,9 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from baselines.arena_exact import exact_values
-from baselines.arena_games import Players, game_id, schedule
-from baselines.arena_ratings import HeadToHead, Rating, duplicate_matches, head_to_head, ratings
+from baselines.arena.exact import exact_values
+from baselines.arena.games import Players, game_id, schedule
+from baselines.arena.ratings import HeadToHead, Rating, duplicate_matches, head_to_head, ratings
 from baselines.errors import (
     EXIT_FAILED_TRIALS,
     EXIT_INTERRUPTED,
@@ -274,6 +274,6 @@ def _write(report: ArenaReport, anchor: str, args: argparse.Namespace) -> None:
     folder = Path(args.out)
     write_atomic(folder / "arena.md", markdown(report, anchor))
     if args.plots:
-        from baselines.arena_plot import plot_ratings
+        from baselines.arena.plot import plot_ratings
 
         plot_ratings(report.ratings, anchor, folder / "ratings.png", args.env)
