@@ -77,11 +77,11 @@ def test_run_flags_in_docs_exist(page):
 
 def test_readme_names_every_benchmark():
     readme = (ROOT / "README.md").read_text()
-    listed = re.search(r"python -m baselines\.bench NAME` for (.*?);", readme, re.DOTALL)
+    listed = re.search(r"python -m benchmarks NAME` for (.*?);", readme, re.DOTALL)
     assert set(re.findall(r"`(\w+)`", listed.group(1))) == set(BENCHMARKS)
     bench_doc = (ROOT / "docs" / "benchmarks.md").read_text()
     for name in BENCHMARKS:
-        assert f"python -m baselines.bench {name}" in bench_doc
+        assert f"python -m benchmarks {name}" in bench_doc
 
 
 def test_missing_matplotlib_skips_plots_with_a_note(tmp_path, monkeypatch, capsys):
