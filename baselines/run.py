@@ -45,10 +45,10 @@ from baselines.errors import (
     print_error,
     settings_error,
 )
+from baselines.evaluate.run_agents import run
+from baselines.evaluate.run_report import print_failures, report
 from baselines.folder_lock import FolderLock
-from baselines.run_agents import run
 from baselines.run_flags import CONFIG_KEYS_HELP, add_arguments
-from baselines.run_report import print_failures, report
 from baselines.settings import DEFAULTS, merge_settings
 from baselines.threads import use_threads
 from mage_envs.plugins import load_plugins
@@ -92,11 +92,13 @@ class Command:
 
 COMMANDS: dict[str, Command] = {
     "run": Command(None, "evaluate agents on trials and report (the default)"),
-    "train": Command("baselines.train", "train a model on trials (MetaRLTrainer on TRL)"),
-    "arena": Command("baselines.arena", "play agents against agents in both seats, and rate them"),
-    "bounds": Command("baselines.bounds_report", "print the exact bounds of the opponents"),
-    "report": Command("baselines.report_folder", "rebuild the page of a run or training folder"),
-    "serve-env": Command("baselines.serve_env", "serve env ids and trials over OpenEnv"),
+    "train": Command("baselines.train.command", "train a model on trials (MetaRLTrainer on TRL)"),
+    "arena": Command(
+        "baselines.arena.command", "play agents against agents in both seats, and rate them"
+    ),
+    "bounds": Command("baselines.bounds.command", "print the exact bounds of the opponents"),
+    "report": Command("baselines.report.command", "rebuild the page of a run or training folder"),
+    "serve-env": Command("baselines.serve.command", "serve env ids and trials over OpenEnv"),
 }
 """The subcommands, by name, in the order ``--help`` lists them (one line adds one)."""
 

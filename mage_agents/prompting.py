@@ -160,7 +160,7 @@ class Strategy:
 
     name = "zero-shot"
     reads_moves = True
-    # No example move: it decides a small model's choice (python -m baselines.bench
+    # No example move: it decides a small model's choice (python -m benchmarks
     # prompt_example: SmolLM2-135M put 0.98 of its on-format mass on an example "bet", 0.01
     # without the example; docs/agents.md).
     play_instruction = (

@@ -1,7 +1,7 @@
 """Start ``transformers serve`` (transformers' own OpenAI-compatible server) on a local model.
 
 A real server, in its own process, on 127.0.0.1: what the tests drive the runner's
-``--agent openai:`` against, and what ``python -m baselines.bench serve`` measures. It needs the
+``--agent openai:`` against, and what ``python -m benchmarks serve`` measures. It needs the
 ``serve`` extra (FastAPI and uvicorn: ``pip install 'mage-metarl[serve]'``); nothing is
 downloaded (``HF_HUB_OFFLINE=1``): the model is a local folder.
 

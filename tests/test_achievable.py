@@ -1,10 +1,10 @@
 """'% of achievable' is solved / winnable over the tasks played, with each task decided exactly."""
 
-from baselines.achievable import achievable_interval
-from baselines.report import markdown_report
+from baselines.evaluate.runner import evaluate, plan_trials
+from baselines.report.achievable import achievable_interval
+from baselines.report.summary import summarize
+from baselines.report.tables import markdown_report
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
-from baselines.summary import summarize
 
 
 def run(agent, opponent="random", tasks=40, episodes=3, env="mage/KuhnPoker-v0", **trial):

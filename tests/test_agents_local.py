@@ -6,8 +6,8 @@ import sys
 import pytest
 
 from baselines.agents import AgentFactory
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
 from mage_agents.local_model import LocalModelBackend, render_chat
 from mage_agents.prompting import LLMAgent
 from mage_agents.tiny_model import build_tiny_model

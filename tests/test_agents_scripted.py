@@ -4,9 +4,9 @@ import gymnasium as gym
 import pytest
 
 import mage_envs
+from baselines.evaluate.runner import evaluate, plan_trials
+from baselines.report.summary import summarize
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
-from baselines.summary import summarize
 from mage_agents.scripted import NO_REFLECTION, BestResponseAgent, PolicyAgent, RandomLegalAgent
 
 

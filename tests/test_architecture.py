@@ -1,7 +1,9 @@
 """The recipes of docs/architecture.md work as written, and do what the page says they do."""
 
+import ast
 import pathlib
 import re
+import sys
 
 import gymnasium as gym
 import pytest
@@ -75,7 +77,7 @@ def test_a_new_memory_mode_is_accepted_everywhere_memory_is():
 
 def test_a_new_estimator_is_a_choice_of_the_config_and_of_train(tmp_path, scratch_registries):
     pytest.importorskip("trl")
-    from baselines.train import build_parser
+    from baselines.train.command import build_parser
     from mage_agents.training import MetaRLConfig
 
     recipe("Add an estimator")
@@ -113,3 +115,65 @@ def test_a_page_preset_declared_by_an_env_class_is_inherited(scratch_registries)
     assert sorted(page_presets_of(variant)) == ["mage", "plain"]
     with pytest.raises(ValueError, match="No 'plain' template preset for KuhnPokerEnv"):
         make_trial("mage/KuhnPoker-v0", templates="plain")
+
+
+@pytest.fixture
+def _forget_count_command():
+    """Take the recipe's command out of the CLI again."""
+    from baselines.run import COMMANDS
+
+    yield
+    COMMANDS.pop("count", None)
+    sys.modules.pop("my_count_command", None)
+
+
+def test_a_new_command_is_listed_and_runs_with_its_options(_forget_count_command, capsys):
+    from baselines.run import commands_help, main
+
+    recipe("Add a command of the CLI")
+    assert "mage/KuhnPoker-v0: 2 legal moves" in capsys.readouterr().out
+    assert "count the legal moves of an env's first page" in commands_help()
+    with pytest.raises(SystemExit):
+        main(["count", "--help"])
+    assert "--env" in capsys.readouterr().out
+    assert main(["count", "--env", "mage/TicTacToe-v0", "--import", "json"]) == 0
+    assert "mage/TicTacToe-v0: " in capsys.readouterr().out
+
+
+ROOMS = {  # a room of baselines -> the rooms it may import (docs/architecture.md, its __init__)
+    "report": set(),
+    "evaluate": {"report"},
+    "train": {"report"},
+    "arena": {"report"},
+    "bounds": set(),
+    "serve": set(),
+    "opponents": set(),
+}
+
+
+def _baselines_imports(path: pathlib.Path) -> set[str]:
+    """The second names of every ``baselines.X`` module that ``path`` imports (at any depth)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        modules = []
+        if isinstance(node, ast.ImportFrom) and node.module:
+            modules = [node.module]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        names |= {m.split(".")[1] for m in modules if m.startswith("baselines.")}
+    return names
+
+
+def test_the_rooms_of_baselines_import_only_what_their_docstrings_allow():
+    root = PAGE.parent.parent / "baselines"
+    rooms = {p.name for p in root.iterdir() if (p / "__init__.py").exists()}
+    assert rooms == set(ROOMS), "a room was added or removed: give it its line in ROOMS"
+    top = {p.stem for p in root.glob("*.py")}
+    assert len(top) <= 12, f"baselines/ holds {len(top)} files at its top: put them in rooms"
+    for path in root.glob("*.py"):
+        if path.stem != "run":  # the dispatcher names the commands' modules, imported when asked
+            assert not _baselines_imports(path) & rooms, f"{path.name} imports a room"
+    for room, allowed in ROOMS.items():
+        for path in (root / room).glob("*.py"):
+            used = _baselines_imports(path) & rooms - {room}
+            assert used <= allowed, f"{room}/{path.name} imports {used - allowed}"

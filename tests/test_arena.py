@@ -8,10 +8,10 @@ import pytest
 from scipy.stats import binomtest
 
 from baselines import run
-from baselines.arena import markdown, play_arena
-from baselines.arena_exact import pair_value
-from baselines.arena_games import Players, schedule
-from baselines.arena_ratings import duplicate_matches, head_to_head, ratings, wilson_interval
+from baselines.arena.command import markdown, play_arena
+from baselines.arena.exact import pair_value
+from baselines.arena.games import Players, schedule
+from baselines.arena.ratings import duplicate_matches, head_to_head, ratings, wilson_interval
 from mage_agents import RandomLegalAgent, Reply
 from mage_envs.opponents import OPPONENT_SCHEMES, TextOpponent, make_opponent
 

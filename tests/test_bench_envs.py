@@ -2,7 +2,7 @@ import sys
 
 import pytest
 
-from baselines.bench import envs
+from benchmarks import envs
 
 
 def test_the_envs_benchmark_prints_every_env_and_seeding(capsys):

@@ -2,7 +2,7 @@
 
 import pytest
 
-from baselines.bench.selfplay import VARIANTS, table
+from benchmarks.selfplay import VARIANTS, table
 
 
 def record(variant, seed, start, end, greedy):
@@ -28,7 +28,7 @@ def test_the_table_gives_each_variants_start_end_and_ratio_over_seeds():
 
 def test_one_tiny_run_records_the_exact_exploitability_before_and_after_its_step(tmp_path):
     pytest.importorskip("trl")
-    from baselines.bench.selfplay import run_one
+    from benchmarks.selfplay import run_one
 
     run = run_one("self-play-rae", 0, steps=1, every=1, out=tmp_path)
     assert [p["step"] for p in run["curve"]] == [0, 1]

@@ -10,7 +10,7 @@ import pytest
 from open_spiel.python.algorithms import best_response
 
 import mage_envs  # noqa: F401
-from baselines.bounds_report import bounds_markdown, main
+from baselines.bounds.command import bounds_markdown, main
 from mage_envs.bounds import (
     KUHN_GAME_VALUE,
     KUHN_OPPONENTS,

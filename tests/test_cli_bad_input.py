@@ -7,9 +7,10 @@ import pytest
 import yaml
 
 from baselines import models as models_cli
-from baselines import run, run_report
-from baselines.bench.__main__ import main as bench_main
-from baselines.report import markdown_cell
+from baselines import run
+from baselines.evaluate import run_report
+from baselines.report.tables import markdown_cell
+from benchmarks.__main__ import main as bench_main
 from mage_agents.atomic_file import write_atomic
 
 KUHN = ["--env", "mage/KuhnPoker-v0", "--tasks", "2", "--no-plots"]

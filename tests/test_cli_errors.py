@@ -110,7 +110,7 @@ def test_the_docs_list_every_built_in_name_of_each_registry():
 
 def test_set_null_gives_none_to_a_field_that_takes_it_only():
     pytest.importorskip("trl")
-    from baselines.train_flags import set_values
+    from baselines.train.flags import set_values
 
     values = set_values(["max_tokens_per_forward=null", "invalid_action_penalty=~"])
     assert values == {"max_tokens_per_forward": None, "invalid_action_penalty": None}

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from baselines import run, run_report
+from baselines import run
+from baselines.evaluate import run_report
 
 
 def _lines(out):

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from baselines import run
-from baselines.bench.__main__ import BENCHMARKS
+from benchmarks.__main__ import BENCHMARKS
 
 ROOT = pathlib.Path(__file__).parent.parent
 DOCS = sorted((ROOT / "docs").glob("*.md"))
@@ -55,8 +55,9 @@ def test_links_resolve_inside_the_repository(page):
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
 def test_run_flags_in_docs_exist(page):
-    from baselines import arena as arena_command
-    from baselines import serve_env, train
+    from baselines.arena import command as arena_command
+    from baselines.serve import command as serve_env
+    from baselines.train import command as train
 
     options = {o for a in run.build_parser()._actions for o in a.option_strings}
     train_options = {o for a in train.build_parser()._actions for o in a.option_strings}
@@ -76,11 +77,11 @@ def test_run_flags_in_docs_exist(page):
 
 def test_readme_names_every_benchmark():
     readme = (ROOT / "README.md").read_text()
-    listed = re.search(r"python -m baselines\.bench NAME` for (.*?);", readme, re.DOTALL)
+    listed = re.search(r"python -m benchmarks NAME` for (.*?);", readme, re.DOTALL)
     assert set(re.findall(r"`(\w+)`", listed.group(1))) == set(BENCHMARKS)
     bench_doc = (ROOT / "docs" / "benchmarks.md").read_text()
     for name in BENCHMARKS:
-        assert f"python -m baselines.bench {name}" in bench_doc
+        assert f"python -m benchmarks {name}" in bench_doc
 
 
 def test_missing_matplotlib_skips_plots_with_a_note(tmp_path, monkeypatch, capsys):

@@ -6,8 +6,8 @@ import time
 import pytest
 
 from baselines.agents import build_agent_factory
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
 from mage_agents.fake_endpoint import FakeChatServer
 from mage_agents.openai_client import OpenAIChatBackend
 

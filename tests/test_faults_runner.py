@@ -8,9 +8,9 @@ import socket
 
 from baselines import run
 from baselines.agents import build_agent_factory
+from baselines.evaluate.run_agents import STOP_AFTER_FAILURES
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
-from baselines.run_agents import STOP_AFTER_FAILURES
-from baselines.runner import evaluate, plan_trials
 from mage_agents.fake_endpoint import FakeChatServer
 
 FAST = ["--agent-option", "max_retries=1", "--agent-option", "backoff_s=0.01"]

@@ -8,7 +8,7 @@ import pytest
 
 import mage_envs  # noqa: F401  (registers the ids)
 from baselines import run
-from baselines.summary import published_final_return, summarize
+from baselines.report.summary import published_final_return, summarize
 
 JUNK = "I am not sure."
 

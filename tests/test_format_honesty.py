@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from baselines import run
 from baselines.agents import build_agent_factory
-from baselines.report import table_cells
+from baselines.evaluate.runner import evaluate, plan_trials
+from baselines.report.summary import summarize
+from baselines.report.tables import table_cells
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
-from baselines.summary import summarize
 from mage_agents.fake_endpoint import FakeChatServer, first_legal_move
 from mage_agents.prompting import LLMAgent, read_move
 from mage_agents.rollout import collect, plan_groups

@@ -1,4 +1,4 @@
-"""``python -m baselines.bench gpu`` at its tiniest on the CPU: every figure there and sane.
+"""``python -m benchmarks gpu`` at its tiniest on the CPU: every figure there and sane.
 
 Timings are not checked (benchmarks measure, tests do not): only that each figure was measured
 and that the floors are floors.
@@ -9,8 +9,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from baselines.bench import gpu  # noqa: E402
-from baselines.bench.__main__ import BENCHMARKS  # noqa: E402
+from benchmarks import gpu  # noqa: E402
+from benchmarks.__main__ import BENCHMARKS  # noqa: E402
 from mage_agents.training.memory import Architecture  # noqa: E402
 
 
@@ -22,7 +22,7 @@ def test_the_tiny_model_has_qwen3_4b_architecture_but_the_tiny_size():
 
 
 def test_the_tiniest_run_prints_every_figure_and_the_floors_hold(capsys):
-    assert BENCHMARKS["gpu"] == "baselines.bench.gpu"
+    assert BENCHMARKS["gpu"] == "benchmarks.gpu"
     argv = ["--config", "gigpo_kuhn_qwen3_4b", "--trials", "2", "--tokens", "4", "--tiny"]
     args = gpu.parse(argv)
     figures = gpu.measure(args)

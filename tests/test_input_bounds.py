@@ -142,7 +142,7 @@ def test_a_trillion_arena_games_play_at_once_in_bounded_memory_and_resume(tmp_pa
 
 
 def test_the_arena_schedule_knows_its_length_and_any_game_without_making_the_others():
-    from baselines.arena_games import schedule
+    from baselines.arena.games import schedule
 
     games = schedule(["a", "b", "c"], 10**12, seed=3)
     assert len(games) == 6 * 10**12

@@ -8,9 +8,9 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from baselines.bench.learning import VARIANTS, parse_seeds  # noqa: E402
-from baselines.bench.learning_eval import deal_seeds  # noqa: E402
-from baselines.bench.learning_report import interval95, report  # noqa: E402
+from benchmarks.learning import VARIANTS, parse_seeds  # noqa: E402
+from benchmarks.learning_eval import deal_seeds  # noqa: E402
+from benchmarks.learning_report import interval95, report  # noqa: E402
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 from mage_agents.training import MetaRLConfig  # noqa: E402
 
@@ -65,8 +65,8 @@ def test_the_init_std_redraws_the_weights_reproducibly():
 
 
 def test_a_report_of_no_records_fails_with_the_reason(tmp_path, capsys):
-    from baselines.bench.learning import main
-    from baselines.bench.learning_records import NoRecords
+    from benchmarks.learning import main
+    from benchmarks.learning_records import NoRecords
 
     with pytest.raises(NoRecords, match="No run records under"):
         report(tmp_path, tmp_path / "figures")
@@ -83,7 +83,7 @@ def test_a_report_of_no_records_fails_with_the_reason(tmp_path, capsys):
 
 
 def test_information_deals_are_where_only_the_opponents_card_tells_the_best_plan():
-    from baselines.bench.learning_deals import deal_gains, information_deals, plan_returns
+    from benchmarks.learning_deals import deal_gains, information_deals, plan_returns
 
     # aggressive bets after a check: a Queen calls a Jack (+2) but must fold to a King (-1)
     assert plan_returns("aggressive")["QJ"][("check", "call")] == 2.0
@@ -102,7 +102,7 @@ def test_information_deals_are_where_only_the_opponents_card_tells_the_best_plan
 def test_mine_repeats_counts_later_attempts_that_open_a_cell_known_to_be_a_mine():
     from types import SimpleNamespace
 
-    from baselines.bench.learning_pass import mine_repeats
+    from benchmarks.learning_pass import mine_repeats
 
     def turn(episode, move, reward):
         fields = {"episode": episode, "move": move, "reward": reward, "invalid": False}
@@ -118,7 +118,7 @@ def test_mine_repeats_counts_later_attempts_that_open_a_cell_known_to_be_a_mine(
 
 
 def test_env_pages_shorten_the_tiny_tokenizers_minesweeper_prompts():
-    from baselines.bench.learning import env_pages
+    from benchmarks.learning import env_pages
 
     pages = env_pages(VARIANTS["minesweeper"]["lamer"], 3)
     for variant in ("grpo", "lamer-board"):  # one tokenizer for the part
@@ -129,8 +129,8 @@ def test_env_pages_shorten_the_tiny_tokenizers_minesweeper_prompts():
 
 
 def test_pass_scores_play_three_attempts_greedily_and_repeat_exactly(tmp_path):
-    from baselines.bench.learning import VARIANTS, build_trainer
-    from baselines.bench.learning_pass import pass_scores
+    from benchmarks.learning import VARIANTS, build_trainer
+    from benchmarks.learning_pass import pass_scores
 
     settings = dict(VARIANTS["minesweeper"]["grpo"])  # trains single attempts, scored on three
     trainer = build_trainer(settings, 0, tmp_path, [])
@@ -211,7 +211,7 @@ def test_the_report_compares_at_equal_steps_on_the_late_scores(tmp_path):
 
 
 def test_the_report_scores_pass_at_k_and_its_verdicts(tmp_path, monkeypatch):
-    from baselines.bench import learning_report_pass
+    from benchmarks import learning_report_pass
 
     settings = VARIANTS["minesweeper"]["lamer"]
     point = {"pass_at_k": [0.25, 0.5, 0.75], "mine_repeats": 0.5, "known_mine_repeats": 1.0}
@@ -254,7 +254,7 @@ def test_the_report_scores_pass_at_k_and_its_verdicts(tmp_path, monkeypatch):
 
 
 def test_a_retry_gain_bought_by_a_lower_pass_at_1_is_confounded():
-    from baselines.bench.learning_report_pass import comparisons
+    from benchmarks.learning_report_pass import comparisons
 
     def runs(variant, pass_at_k):
         point = {"pass_at_k": pass_at_k, "mine_repeats": 0.5, "known_mine_repeats": 0.5}
@@ -326,7 +326,7 @@ def test_named_runs_stay_apart_and_pair_with_the_baseline_of_their_budget(tmp_pa
 
 
 def test_a_held_out_opponent_that_scores_as_a_style_is_named_so(tmp_path):
-    from baselines.bench.learning_report_signature import held_out_twin
+    from benchmarks.learning_report_signature import held_out_twin
 
     styles = {s: [0.0, 0.0, 0.0] for s in ("conservative", "aggressive", "balanced")}
     styles["conservative"] = [-1.0, 0.0, 1.0]
@@ -349,7 +349,7 @@ def test_the_report_shows_the_sampled_opponent_only_where_every_run_scored_it(tm
     assert "| mage | 2 | cfr (held out, sampled) | -0.250 ± 0.000 | +0.250 ± 0.000 |" in text
     assert "| 0 | +0.000 | +0.000 | +0.000, +0.000 | -0.250, +0.250 |" in text
     # above the best a hand can do against CFR without knowing the card: only memory gets there
-    from baselines.bench.learning_report_signature import blind_best
+    from benchmarks.learning_report_signature import blind_best
 
     assert blind_best() == pytest.approx(-1 / 18, abs=2e-3)  # CFR's 1000 iterations, near Nash
     above = f"| mage | 2 | {0.25 - blind_best():+.3f} ± 0.000 | shown |"
@@ -363,7 +363,7 @@ def test_the_report_shows_the_sampled_opponent_only_where_every_run_scored_it(tm
 
 
 def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():
-    from baselines.bench.learning import _overrides
+    from benchmarks.learning import _overrides
 
     got = _overrides(["learning_rate=1e-3", "beta=2.5E+1", "opponent=aggressive", "name=1e"])
     assert got == {"learning_rate": 0.001, "beta": 25.0, "opponent": "aggressive", "name": "1e"}
@@ -373,7 +373,7 @@ def test_set_reads_exponent_numbers_as_numbers_and_names_as_names():
 
 
 def test_keep_commits_compact_records_that_report_as_the_run_folder_does(tmp_path):
-    from baselines.bench.learning_records import keep
+    from benchmarks.learning_records import keep
 
     run = tmp_path / "runs" / "robustness" / "default"
     (run / "trainer-seed0").mkdir(parents=True)  # a run's trainer folder: not a record

@@ -11,9 +11,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("peft")
 
-from baselines.bench import learning_pretrained  # noqa: E402
-from baselines.bench.learning_report import report  # noqa: E402
-from baselines.bench.learning_report_pretrained import trial_figures  # noqa: E402
+from benchmarks import learning_pretrained  # noqa: E402
+from benchmarks.learning_report import report  # noqa: E402
+from benchmarks.learning_report_pretrained import trial_figures  # noqa: E402
 
 
 @pytest.fixture(scope="module")

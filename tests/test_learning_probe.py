@@ -5,8 +5,8 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from baselines.bench.learning import VARIANTS  # noqa: E402
-from baselines.bench.learning_probe import (  # noqa: E402
+from benchmarks.learning import VARIANTS  # noqa: E402
+from benchmarks.learning_probe import (  # noqa: E402
     MEMORY_MARK,
     ProbePage,
     blind,
@@ -72,7 +72,7 @@ def test_the_probe_trains_on_the_legal_answers_and_scores_per_kind():
 def test_the_packed_scoring_equals_one_forward_per_answer_in_values_and_gradients():
     import torch
 
-    from baselines.bench.learning_probe import _answer_logq, _answer_logq_full, _page_tensors
+    from benchmarks.learning_probe import _answer_logq, _answer_logq_full, _page_tensors
     from mage_agents.tiny_model import build_tiny_model
 
     settings = VARIANTS["minesweeper"]["lamer"]

@@ -15,8 +15,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from baselines.bench.learning_records import RECORDS, compact  # noqa: E402
-from baselines.bench.learning_report import report  # noqa: E402
+from benchmarks.learning_records import RECORDS, compact  # noqa: E402
+from benchmarks.learning_report import report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "learning.md"

@@ -5,10 +5,10 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel")
 pytest.importorskip("trl")
 
-from baselines.bench.learning import VARIANTS, build_trainer  # noqa: E402
-from baselines.bench.learning_common import DEALS, deal_seeds, play_scored  # noqa: E402
-from baselines.bench.learning_eval import episode_returns  # noqa: E402
-from baselines.bench.learning_sampled import sampled_returns  # noqa: E402
+from benchmarks.learning import VARIANTS, build_trainer  # noqa: E402
+from benchmarks.learning_common import DEALS, deal_seeds, play_scored  # noqa: E402
+from benchmarks.learning_eval import episode_returns  # noqa: E402
+from benchmarks.learning_sampled import sampled_returns  # noqa: E402
 from mage_envs.opponents import ScriptedOpponent, SeatView, make_opponent  # noqa: E402
 from mage_envs.policy_value import kuhn_policy_value  # noqa: E402
 
@@ -80,7 +80,7 @@ def test_a_malformed_script_is_refused_with_the_form_it_takes(spec):
 def test_the_branches_weigh_one_with_a_forfeited_game_among_them():
     import itertools
 
-    from baselines.bench.learning_sampled import branch_weight
+    from benchmarks.learning_sampled import branch_weight
 
     cfr = make_opponent("cfr", pyspiel.load_game("kuhn_poker"))
     scripts = list(itertools.product((0, 1), repeat=3))

@@ -3,8 +3,8 @@
 import pyspiel
 import pytest
 
-from baselines.bounds_report import bounds_markdown
-from baselines.mage_oracle import (
+from baselines.bounds.command import bounds_markdown
+from baselines.bounds.mage_oracle import (
     JACK,
     MAGE_MODELS,
     MAGE_PAPER_BOUND,

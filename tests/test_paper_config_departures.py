@@ -16,7 +16,7 @@ import yaml
 
 pytest.importorskip("trl")
 
-from baselines.train import TRAIN_CONFIG_DIR, _read_config, build_config  # noqa: E402
+from baselines.train.command import TRAIN_CONFIG_DIR, _read_config, build_config  # noqa: E402
 
 PAGE = Path(__file__).resolve().parents[1] / "docs" / "published_settings.md"
 SECTION = "## The training configs against the published scripts"

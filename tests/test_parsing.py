@@ -151,7 +151,7 @@ ADVERSARIAL = [
     "(" * 20_000,
     "</action>" * 3_000 + "<action>" * 3_000 + "</answer>",
 ]
-"""Long answers built to make a careless parser slow; ``baselines.bench parser`` times them."""
+"""Long answers built to make a careless parser slow; ``benchmarks parser`` times them."""
 
 
 @pytest.mark.parametrize("text", ADVERSARIAL, ids=range(len(ADVERSARIAL)))

@@ -1,6 +1,6 @@
 """The runner is a thin user of the rollout engine: its records are read off trajectories."""
 
-from baselines.runner import plan_trials, play_trials
+from baselines.evaluate.runner import plan_trials, play_trials
 from mage_agents import RandomLegalAgent
 from mage_agents.rollout import collect
 

@@ -9,10 +9,10 @@ import pytest
 from rich.console import Console
 
 from baselines.agents import AgentFactory
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.progress import RunProgress
 from baselines.results import ResultsFile
 from baselines.run import main
-from baselines.runner import evaluate, plan_trials
 from mage_agents.base import Reply
 from mage_agents.rollout import TranscriptFile
 from mage_agents.scripted import RandomLegalAgent

@@ -8,8 +8,8 @@ import sys
 import time
 from pathlib import Path
 
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
 
 SLOW_AGENT = """
 import time

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
 from mage_agents.rollout import TrialPlanner, TrialPlans
 
 KUHN = "mage/KuhnPoker-v0"

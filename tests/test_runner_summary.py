@@ -5,9 +5,8 @@ import math
 from hypothesis import given
 from hypothesis import strategies as st
 
-from baselines.results import ResultsFile
-from baselines.runner import evaluate, plan_trials
-from baselines.summary import (
+from baselines.evaluate.runner import evaluate, plan_trials
+from baselines.report.summary import (
     diversity,
     entropy_bits,
     mean_interval,
@@ -15,6 +14,7 @@ from baselines.summary import (
     t_quantile,
     wilson_interval,
 )
+from baselines.results import ResultsFile
 
 
 def test_t_quantile_matches_tables():
@@ -155,7 +155,7 @@ def test_invalid_rate_counts_play_steps_only():
 
 
 def test_percent_of_achievable_only_where_the_bound_bounds_pass_at_n():
-    from baselines.achievable import achievable_interval
+    from baselines.report.achievable import achievable_interval
 
     def plan(opponent, episodes, **trial):
         specs = plan_trials(
@@ -182,7 +182,7 @@ def test_percent_of_achievable_only_where_the_bound_bounds_pass_at_n():
 def test_the_kuhn_bound_holds_for_pass_at_3_of_same_task_trials():
     # Always betting and calling wins every deal that any line wins, and replayed attempts
     # cannot do better: its pass@3 meets the bound, and random play stays below it.
-    from baselines.achievable import trial_bound
+    from baselines.report.achievable import trial_bound
 
     def pass_at_3(agent):
         specs = plan_trials(agent, ["mage/KuhnPoker-v0"], ["random"], tasks=400)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import mage_envs  # noqa: F401  (registers the ids)
-from baselines.runner import plan_trials
+from baselines.evaluate.runner import plan_trials
 from mage_agents.rollout import plan_groups
 from mage_envs.seeds import SEED_BITS, child_seed, draw_seed
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from baselines.html_page import embedded_data, render_page
-from baselines.report_folder import config_labelled
+from baselines.report.command import config_labelled
+from baselines.report.html_page import embedded_data, render_page
+from baselines.report.train_index import write_training_index
 from baselines.run import main
-from baselines.train_index import write_training_index
 from mage_agents.rollout import Trajectory, transcript, write_transcripts
 
 RUN = ["--env", "mage/KuhnPoker-v0", "--env", "mage/Sokoban-v0", "--tasks", "3", "--no-plots"]
@@ -114,7 +114,7 @@ def test_a_training_folder_gets_an_index_of_its_evaluations_and_sampled_trials(t
 
 
 def test_the_evaluation_table_leads_with_the_figures_a_reader_looks_for():
-    from baselines.train_index import evaluation_table
+    from baselines.report.train_index import evaluation_table
 
     entry = {"step": 5, "eval/exact/aggressive/first/bet/J": 0.1, "eval/a": 3.0}
     entry |= {"eval/trial/final_return": -1.0, "eval/exact/mean_value": 0.2}

@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from baselines.browser_check import chromium, open_page, page_url
 from baselines.run import main
+from benchmarks.browser_check import chromium, open_page, page_url
 
 pytestmark = pytest.mark.skipif(
     chromium() is None,

@@ -5,9 +5,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-from baselines.bench import trainer_memory  # noqa: E402
-from baselines.bench.trainer import VIEWS, WHOLE, view_of  # noqa: E402
-from baselines.bench.trainer_budgets import budget_run  # noqa: E402
+from benchmarks import trainer_memory  # noqa: E402
+from benchmarks.trainer import VIEWS, WHOLE, view_of  # noqa: E402
+from benchmarks.trainer_budgets import budget_run  # noqa: E402
 
 
 def test_each_view_flag_names_its_module_and_a_plain_run_has_no_view():
@@ -40,7 +40,7 @@ def test_a_budget_run_bounds_every_forward_and_keeps_the_rows():
 
 
 def test_the_generation_benchmark_replays_a_steps_calls_through_both_paths():
-    from baselines.bench.trainer_generation import measure
+    from benchmarks.trainer_generation import measure
 
     # measure() raises unless the trainer and generate alone wrote the same tokens
     figures = measure(trials=4, repeats=1, tokens=6, episodes=1)

@@ -116,7 +116,7 @@ def test_the_scorer_falls_back_when_the_model_takes_neither_route(monkeypatch):
 
 
 def test_the_routes_benchmark_times_three_routes_that_agree():
-    from baselines.bench.answer_routes import time_routes
+    from benchmarks.answer_routes import time_routes
 
     figures = time_routes((3, 20, 4, 5))
     assert {"packed", "cache", "one forward per answer"} <= set(figures)

@@ -12,8 +12,8 @@ pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 from baselines.run import main  # noqa: E402
-from baselines.train import TRAIN_CONFIG_DIR, load_train_settings  # noqa: E402
-from baselines.train_check import DEVICE_GIB, check  # noqa: E402
+from baselines.train.check import DEVICE_GIB, check  # noqa: E402
+from baselines.train.command import TRAIN_CONFIG_DIR, load_train_settings  # noqa: E402
 from mage_agents.training.memory import GIB  # noqa: E402
 
 READY = sorted(path.stem for path in TRAIN_CONFIG_DIR.glob("*.yaml"))
@@ -77,7 +77,7 @@ def test_the_check_counts_the_generations_a_run_plays(tmp_path, capsys):
     # 5 optimizer steps x 2 micro-batches = 10; a generation feeds 2: generations 0, 2, ..., 8
     assert budget["generations"] == 5 and budget["trials_per_generation"] == 8
     assert budget["trials"] == 40 and budget["optimizer_steps"] == 5
-    from baselines.train import build_config, load_model
+    from baselines.train.command import build_config, load_model
 
     model, tokenizer = load_model(settings)
     trainer = MetaRLTrainer(model, build_config(settings), processing_class=tokenizer)

@@ -10,11 +10,11 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("trl")
 
-import baselines.train_refusals as refusals  # noqa: E402
-from baselines import train  # noqa: E402
+import baselines.train.refusals as refusals  # noqa: E402
 from baselines.run import main  # noqa: E402
-from baselines.train import load_train_settings  # noqa: E402
-from baselines.train_check import check  # noqa: E402
+from baselines.train import command as train  # noqa: E402
+from baselines.train.check import check  # noqa: E402
+from baselines.train.command import load_train_settings  # noqa: E402
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 
 TINY = ["train", "--config", "tiny_kuhn_robust", "--check"]

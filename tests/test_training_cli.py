@@ -90,7 +90,7 @@ def test_bad_settings_are_refused_with_the_reason(tmp_path, capsys):
 
 
 def test_every_ready_config_is_a_valid_metarl_config(tmp_path):
-    from baselines.train import TRAIN_CONFIG_DIR, _read_config, build_config
+    from baselines.train.command import TRAIN_CONFIG_DIR, _read_config, build_config
 
     names = sorted(TRAIN_CONFIG_DIR.glob("*.yaml"))
     assert len(names) >= 20
@@ -107,7 +107,7 @@ def test_every_ready_config_is_a_valid_metarl_config(tmp_path):
 
 
 def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):
-    from baselines.train import build_config
+    from baselines.train.command import build_config
 
     config = build_config({"out": str(tmp_path), "learning_rate": "1e-2", "use_cpu": True})
     assert config.learning_rate == 0.01
@@ -116,8 +116,8 @@ def test_numbers_written_without_a_dot_are_read_as_floats(tmp_path):
 
 
 def test_resolved_yaml_shows_what_the_small_model_defaults_came_to(tmp_path):
-    from baselines.train import _read_config, build_config
-    from baselines.train_output import write_resolved
+    from baselines.train.command import _read_config, build_config
+    from baselines.train.output import write_resolved
 
     settings = _read_config(Path("tiny_kuhn_robust")) | {"out": str(tmp_path)}
     assert settings["defaults"] == "small-model"
@@ -131,7 +131,7 @@ def test_resolved_yaml_shows_what_the_small_model_defaults_came_to(tmp_path):
 
 
 def test_small_model_defaults_fill_what_a_config_leaves_out(tmp_path):
-    from baselines.train import _read_config, build_config, load_model
+    from baselines.train.command import _read_config, build_config, load_model
     from mage_agents.training import MetaRLConfig
     from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS
 

@@ -137,12 +137,12 @@ def test_restart_also_removes_a_half_written_checkpoint(finished, tmp_path, caps
 def test_bad_step_counts_and_trial_settings_are_refused_before_the_model_loads(
     tmp_path, capsys, monkeypatch, flags, reason
 ):
-    import baselines.train
+    import baselines.train.command
 
     def no_model(settings):
         raise AssertionError("the model was loaded before the settings were checked")
 
-    monkeypatch.setattr(baselines.train, "load_model", no_model)
+    monkeypatch.setattr(baselines.train.command, "load_model", no_model)
     out = tmp_path / "run"
     assert main(["train", "--config", "tiny_kuhn_grpo", *flags, "--out", str(out)]) == 2
     assert reason in capsys.readouterr().err

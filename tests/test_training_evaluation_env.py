@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("trl")
 
-from baselines.train import _read_config, build_config  # noqa: E402
+from baselines.train.command import _read_config, build_config  # noqa: E402
 from mage_agents.training import MetaRLConfig  # noqa: E402
 from mage_agents.training.trials import check_trials, env_kwargs_of, trial_planner  # noqa: E402
 

@@ -257,7 +257,7 @@ def test_a_lora_run_snapshots_its_adapter_which_loads_on_the_base_and_plays(tmp_
 
 
 def test_the_gpu_league_config_is_mage_tictactoe_with_a_league_of_adapters(tmp_path):
-    from baselines.train import _read_config, build_config
+    from baselines.train.command import _read_config, build_config
 
     settings = _read_config(Path("league_tictactoe_qwen3_4b"))
     config = build_config(settings | {"out": str(tmp_path), "use_vllm": False, "bf16": False})

@@ -20,7 +20,7 @@ pytest.importorskip("trl")
 
 import mage_envs  # noqa: E402, F401  (registers the ids)
 from baselines import run  # noqa: E402
-from baselines.train import TRAIN_CONFIG_DIR, _read_config, build_config  # noqa: E402
+from baselines.train.command import TRAIN_CONFIG_DIR, _read_config, build_config  # noqa: E402
 from mage_agents.prompting import STRATEGIES  # noqa: E402
 from mage_agents.rollout.plan import TrialPlanner, make_trial_env  # noqa: E402
 from mage_agents.training.trials import trial_planner  # noqa: E402
@@ -198,7 +198,7 @@ def test_a_paper_config_trains_a_step_on_the_published_pages(tmp_path):
 
     from rich.console import Console
 
-    from baselines.train import train
+    from baselines.train.command import train
 
     settings = _read_config(Path("mage_kuhn_qwen3_4b"))
     settings |= {"out": str(tmp_path), "model": "tiny", "lora": None, "use_vllm": False}

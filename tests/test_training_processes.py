@@ -4,7 +4,7 @@ One step of ``tiny_kuhn_robust`` under ``accelerate launch`` with two processes,
 its half of the trials, the trials one process plans for the same rows (tasks, agent seeds): the
 advantages (batch-scaled, with the legal-move entropy bonus: both read statistics of the whole
 batch) and the gradient DDP averages equal those one process computes from all the rows
-together. The benchmark (``python -m baselines.bench trainer --processes``) adds resume and
+together. The benchmark (``python -m benchmarks trainer --processes``) adds resume and
 timing; docs/training.md says what each showed.
 """
 
@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 pytest.importorskip("accelerate")
 
-from baselines.bench.trainer_processes import capture_command, compare, launch  # noqa: E402
+from benchmarks.trainer_processes import capture_command, compare, launch  # noqa: E402
 
 
 @pytest.mark.skipif(not torch.distributed.is_gloo_available(), reason="no gloo backend")

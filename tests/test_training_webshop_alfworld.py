@@ -17,7 +17,7 @@ pytest.importorskip("trl")
 
 import mage_envs  # noqa: E402, F401  (registers the ids)
 from baselines.run import main  # noqa: E402
-from baselines.train import _read_config, build_config  # noqa: E402
+from baselines.train.command import _read_config, build_config  # noqa: E402
 
 HAS_ALFWORLD = importlib.util.find_spec("alfworld") is not None
 
@@ -118,7 +118,7 @@ def test_the_tiny_configs_train_two_steps(name, tmp_path):
 
 
 def test_the_step_sizes_are_measured_on_the_stand_in_without_data(monkeypatch):
-    from baselines.bench.trial_sizes import measure, measured_env
+    from benchmarks.trial_sizes import measure, measured_env
 
     monkeypatch.delenv("MAGE_WEBSHOP_DATA", raising=False)
     env_id, kwargs = measured_env("mage/WebShop-v0", {"split": "train", "max_steps": 12})

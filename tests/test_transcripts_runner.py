@@ -8,9 +8,9 @@ import sys
 import time
 from collections import defaultdict
 
+from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
 from baselines.run import main
-from baselines.runner import evaluate, plan_trials
 from mage_agents.rollout import TranscriptFile, agent_view, read_transcripts
 from mage_agents.rollout.transcript_file import gzip_member
 

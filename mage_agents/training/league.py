@@ -10,7 +10,7 @@ or population); the draw comes from the step's own seeded generator (:func:`draw
 and all trials of a group meet the same opponent, so the estimator compares them fairly.
 
 A snapshot is the opponent ``league:PATH``, built by
-:func:`baselines.league_opponents.league_opponent` through the
+:func:`baselines.opponents.league.league_opponent` through the
 opponent registry's schemes, as ``agent:local:PATH`` is: a
 :class:`~mage_envs.opponents.text_opponent.TextOpponent` reading only its own seat, on one loaded
 model per snapshot shared by every trial (a snapshot that leaves the league is forgotten, so at

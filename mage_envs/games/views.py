@@ -29,7 +29,7 @@ DEFAULT_CACHE_SIZE = 8192
 """Views kept per env: all of Kuhn poker, the commonest of tic-tac-toe (about 8 MB at most).
 
 Tic-tac-toe has 19,030 (seat, board, last move) views; random play at 4096 missed 27% of its
-lookups, at 8192 5% (`python -m baselines.bench envs`, docs/benchmarks.md)."""
+lookups, at 8192 5% (`python -m benchmarks envs`, docs/benchmarks.md)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -328,7 +328,7 @@ for _sims in (100, 1000):
         games="perfect-information (tic-tac-toe, connect four, ...)",
         description=f"OpenSpiel's C++ `MCTSBot`, {_sims} simulations a move (`mcts-N`: any N >= 1)",
     )
-register_opponent_scheme("agent", "baselines.agent_opponents:agent_opponent")
-register_opponent_scheme("agent-memory", "baselines.agent_opponents:agent_opponent_with_memory")
-register_opponent_scheme("league", "baselines.league_opponents:league_opponent")
+register_opponent_scheme("agent", "baselines.opponents.agent:agent_opponent")
+register_opponent_scheme("agent-memory", "baselines.opponents.agent:agent_opponent_with_memory")
+register_opponent_scheme("league", "baselines.opponents.league:league_opponent")
 register_opponent_scheme("script", scripted_opponent)
