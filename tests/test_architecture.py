@@ -62,13 +62,12 @@ def test_a_new_env_is_checked_and_plays_trials():
 
 
 def test_a_new_memory_mode_is_accepted_everywhere_memory_is():
-    from baselines.run import build_parser
+    from baselines.run import load_settings
 
     recipe("Add a memory mode")
     trial = make_trial("mage/KuhnPoker-v0", num_episodes=2, memory="outcomes_only")
     trial.reset(seed=0)
-    args = build_parser().parse_args(["--memory", "outcomes_only"])
-    assert args.memory == "outcomes_only"
+    assert load_settings(["--memory", "outcomes_only"]).trial.memory == "outcomes_only"
     with pytest.raises(ValueError, match="memory must be one of"):
         make_trial("mage/KuhnPoker-v0", memory="no-such-mode")
 
