@@ -49,7 +49,7 @@ __all__ += [
 ]
 
 
-def setting(default: Any = None, help: str = "", **meta: Any) -> Any:  # noqa: A002
+def setting(default: Any = None, help: str = "", **meta: Any) -> Any:
     """A dataclass field that is a setting: its default, its help and how its flag reads it.
 
     Args:
@@ -255,8 +255,8 @@ def _add_flag(
         options["type"] = kind
     if meta.get("metavar"):
         options["metavar"] = meta["metavar"]
-    elif "." in dest and kind is not bool and meta.get("choices") is None:
-        options["metavar"] = flag.removeprefix("--").replace("-", "_").upper()  # not TRIAL.X
+    elif kind is not bool and meta.get("choices") is None:  # --episodes N: EPISODES, not TRIAL.X
+        options["metavar"] = flag.removeprefix("--").replace("-", "_").upper()
     if meta.get("choices") is not None:
         options["choices"] = list(meta["choices"])  # read now: a plug-in's names too
     add(flag, **options)

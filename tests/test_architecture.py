@@ -112,3 +112,25 @@ def test_a_page_preset_declared_by_an_env_class_is_inherited(scratch_registries)
     assert sorted(page_presets_of(variant)) == ["mage", "plain"]
     with pytest.raises(ValueError, match="No 'plain' template preset for KuhnPokerEnv"):
         make_trial("mage/KuhnPoker-v0", templates="plain")
+
+
+def test_a_new_run_setting_is_a_flag_a_config_key_and_a_check(tmp_path):
+    from baselines import run
+
+    cls = recipe("Add a run setting")["MyRunSettings"]
+    page = " ".join(run.build_parser(cls).format_help().split())  # argparse's wraps undone
+    flags, keys = page.split("config file keys", 1)
+    assert "--stop-after-failures" in flags and "failed trials in a row (default: never)" in flags
+    assert "stop_after_failures" in keys
+    config = tmp_path / "run.yaml"
+    config.write_text("stop_after_failures: 3\ntasks: 2\n")
+    assert run.load_settings(["--config", str(config)], cls).stop_after_failures == 3
+    given = ["--config", str(config), "--stop-after-failures", "5"]
+    assert run.load_settings(given, cls).stop_after_failures == 5  # the flag wins
+    assert run.load_settings([], cls).stop_after_failures is None
+    config.write_text("stop_after_failures: 0\n")
+    with pytest.raises(ValueError, match=r"^stop_after_failures must be a positive integer, not 0"):
+        run.load_settings(["--config", str(config)], cls)
+    with pytest.raises(ValueError, match="stop_after_failures must be a positive integer"):
+        cls(stop_after_failures=True)
+    assert "--stop-after-failures" not in run.build_parser().format_help()  # the subclass's own

@@ -1,6 +1,8 @@
 """``python -m baselines.run``, in-process: --help, the default table, configs, outputs, errors."""
 
 import csv
+import subprocess
+import sys
 from dataclasses import fields
 from pathlib import Path
 
@@ -25,6 +27,28 @@ def test_help_documents_every_option(capsys):
     assert "bounds" in text and "results.jsonl" in text
     for key in fields(run.RunSettings):  # every config key is named too
         assert key.name in text
+
+
+WITHOUT_LLM_PACKAGES = """
+import importlib.abc, sys
+class Absent(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.partition(".")[0] in ("torch", "transformers", "trl", "peft"):
+            raise ImportError(f"No module named {name!r} (the core install)")
+sys.meta_path.insert(0, Absent())
+from baselines import run
+sys.exit(run.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--env", "mage/KuhnPoker-v0", "--tasks", "2"]])
+def test_run_works_on_the_core_install_without_torch_or_transformers(argv, tmp_path):
+    argv = [*argv, "--out", str(tmp_path)] if len(argv) > 1 else argv
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LLM_PACKAGES, *argv], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "--stop-on-success" in done.stdout or (tmp_path / "results.jsonl").is_file()
 
 
 def test_default_prints_a_table_for_every_registered_env(capsys):
