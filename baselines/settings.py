@@ -92,6 +92,15 @@ class RunSettings:
 
     Raises:
         ValueError: For a value a setting does not take; the message names it and says why.
+
+    Example:
+        >>> settings = RunSettings(envs="mage/KuhnPoker-v0", trial={"num_episodes": 2})
+        >>> settings.envs, settings.trial.num_episodes, settings.tasks
+        (['mage/KuhnPoker-v0'], 2, 20)
+        >>> RunSettings(tasks=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: tasks must be a positive integer, not 0.
     """
 
     agents: list[str | dict[str, Any]] = setting(

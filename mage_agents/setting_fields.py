@@ -35,6 +35,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import MISSING, Field, field, fields, is_dataclass, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -82,13 +83,19 @@ def setting_kind(cls: type, name: str) -> tuple[Any, bool]:
         >>> setting_kind(S, "envs")
         (<class 'list'>, True)
     """
-    hint = typing.get_type_hints(cls)[name]
+    hint = _hints(cls)[name]
     optional = False
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         rest = [a for a in typing.get_args(hint) if a is not type(None)]
         optional = len(rest) < len(typing.get_args(hint))
         hint = rest[0] if len(rest) == 1 else Any
     return typing.get_origin(hint) or hint, optional
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    """The fields' types of ``cls``, read once (annotations may be strings to evaluate)."""
+    return typing.get_type_hints(cls)
 
 
 def default_of(item: Field) -> Any:
