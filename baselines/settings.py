@@ -2,9 +2,9 @@
 
 Every setting of a run is one field of :class:`RunSettings`, written with :func:`setting`: its
 default, its help, and what its flag and its check need (bounds, choices, a check of its own).
-From the fields come everything else: the flags (:func:`~baselines.run_flags.add_setting_flags`),
-``--help`` and its list of config keys, the keys a config file may give and the checks of every
-value. A new setting is one field (plus its use).
+From the fields come everything else (:mod:`mage_agents.setting_fields`): the flags, ``--help``
+and its list of config keys, the keys a config file may give and the checks of every value. A
+new setting is one field (plus its use).
 
 :func:`merge_settings` turns parsed command-line arguments into one checked :class:`RunSettings`:
 the defaults, then the config file (a YAML mapping of the fields), then the flags. A flag overrides
