@@ -48,8 +48,8 @@ from baselines.errors import (
 from baselines.evaluate.run_agents import run
 from baselines.evaluate.run_report import print_failures, report
 from baselines.folder_lock import FolderLock
-from baselines.run_flags import CONFIG_KEYS_HELP, add_arguments
-from baselines.settings import DEFAULTS, merge_settings
+from baselines.run_flags import add_arguments, config_keys
+from baselines.settings import RunSettings, merge_settings
 from baselines.threads import use_threads
 from mage_envs.plugins import load_plugins
 
@@ -62,7 +62,7 @@ __all__ = [
     "build_cli",
     "load_settings",
     "run",
-    "DEFAULTS",
+    "RunSettings",
     "EXIT_FAILED_TRIALS",
     "EXIT_INTERRUPTED",
     "EXIT_SETTINGS",
@@ -103,13 +103,18 @@ COMMANDS: dict[str, Command] = {
 """The subcommands, by name, in the order ``--help`` lists them (one line adds one)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Return the parser of ``run``, the default command (every option documented in --help)."""
+def build_parser(cls: type[RunSettings] = RunSettings) -> argparse.ArgumentParser:
+    """Return the parser of ``run``, the default command (every option documented in --help).
+
+    Args:
+        cls: The settings whose fields are its flags (a subclass of :class:`RunSettings` adds
+            its own).
+    """
     parser = argparse.ArgumentParser(
         prog=PROG, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    describe(parser)
-    add_arguments(parser)
+    describe(parser, cls)
+    add_arguments(parser, cls)
     return parser
 
 
@@ -146,10 +151,10 @@ def build_cli(name: str) -> argparse.ArgumentParser:
     return parser
 
 
-def describe(parser: argparse.ArgumentParser) -> None:
+def describe(parser: argparse.ArgumentParser, cls: type[RunSettings] = RunSettings) -> None:
     """Give ``run``'s parser the page its ``--help`` shows: these words, the keys, the commands."""
     parser.description = __doc__
-    parser.epilog = f"{CONFIG_KEYS_HELP}\n\n{commands_help()}"
+    parser.epilog = f"{config_keys(cls)}\n\n{commands_help()}"
 
 
 def _command_name(argv: list[str]) -> str:
@@ -178,9 +183,9 @@ def main(argv: list[str] | None = None) -> int:
     return COMMANDS[name].load().command(args, given)
 
 
-def load_settings(argv: list[str] | None) -> dict[str, Any]:
-    """Parse ``run``'s ``argv`` into one checked settings dict (see :mod:`baselines.settings`)."""
-    return merge_settings(build_parser().parse_args(argv))
+def load_settings(argv: list[str] | None, cls: type[RunSettings] = RunSettings) -> RunSettings:
+    """Parse ``run``'s ``argv`` into one checked :class:`RunSettings` (or ``cls``)."""
+    return merge_settings(build_parser(cls).parse_args(argv), cls)
 
 
 def command(args: argparse.Namespace, argv: list[str]) -> int:
@@ -190,8 +195,8 @@ def command(args: argparse.Namespace, argv: list[str]) -> int:
         console = Console(width=200)
     try:
         settings = merge_settings(args)
-        use_threads(settings["threads"])
-        with _locked(settings["out"]):
+        use_threads(settings.threads)
+        with _locked(settings.out):
             return _run_and_report(settings, console)
     except KeyboardInterrupt:
         # one line, like the errors: a command cut by rich's wraps would not paste back whole
@@ -213,7 +218,7 @@ def _interrupted_line(argv: list[str]) -> str:
     )
 
 
-def _run_and_report(settings: dict[str, Any], console: Console) -> int:
+def _run_and_report(settings: RunSettings, console: Console) -> int:
     start = time.perf_counter()
     outcome = run(settings, console)
     if not outcome.records:
@@ -224,7 +229,7 @@ def _run_and_report(settings: dict[str, Any], console: Console) -> int:
         report(settings, outcome, console)
     except OSError as error:  # a read-only or full disk: the results themselves are safe
         print_error(
-            f"the report could not be written to {settings['out']} ({os_error_words(error)}); "
+            f"the report could not be written to {settings.out} ({os_error_words(error)}); "
             "the finished trials are saved in results.jsonl: free the space or fix the "
             "permissions, then run the same command again to write the report."
         )

@@ -1,42 +1,24 @@
-"""The options of ``python -m baselines.run`` (the ``run`` command), read from the registries.
+"""The options of ``python -m baselines.run`` (the ``run`` command): the settings' and the others.
 
-The choices of ``--memory`` and ``--strategy`` are the registries' names when the parser is
-built, after the ``--import`` plug-ins are loaded, so a name a plug-in registers is a choice too.
+A flag per field of :class:`~baselines.settings.RunSettings` (its help, default and choices are
+the field's), plus ``--config``, the options of model agents and ``--import``. The choices of
+``--memory`` and ``--strategy`` are the registries' names when the parser is built, after the
+``--import`` plug-ins are loaded, so a name a plug-in registers is a choice too.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-from baselines.settings import ready_configs
+from baselines.settings import RunSettings, ready_configs
 from mage_agents.prompting import STRATEGIES
-from mage_envs.meta.memory import MEMORY_MODES
+from mage_agents.setting_fields import add_setting_flags, config_keys_help
 
-__all__ = [
-    "add_arguments",
-    "add_import_option",
-    "add_threads_option",
-    "json_value",
-    "CONFIG_KEYS_HELP",
-]
-
-CONFIG_KEYS_HELP = """\
-config file keys (a YAML mapping; the flags above override them):
-  agents, envs, opponents      lists (one item alone is fine) of agent specs or dicts
-                               ({kind: openai, model: M, temperature: 0, name: ...}),
-                               env ids, opponent names or population presets
-  tasks, repeats, seed, workers, batch_size, threads, out, plots, transcripts, title
-  trial                        the trial settings (TrialConfig's fields), e.g.
-                               {num_episodes: 3, same_task: true, stop_on_success: true,
-                               memory: reflection_only, templates: mage}
-  env_kwargs                   env id (or "*", every env) -> its keyword arguments
-  model_options                options of every openai/local agent (an agent's own and
-                               --agent-option win), e.g. {temperature: 0.7, top_p: 0.8,
-                               top_k: 20, max_tokens: 1024, thinking: false}
-See docs/runner.md for the figures of the table."""
+__all__ = ["add_arguments", "add_import_option", "add_threads_option", "json_value", "config_keys"]
 
 
 def json_value(text: str) -> Any:
@@ -54,100 +36,34 @@ def json_value(text: str) -> Any:
         raise argparse.ArgumentTypeError(f"not valid JSON ({error})") from None
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Add the options of ``run`` to ``parser`` (every one documented in ``--help``)."""
-    _add_agent_options(parser.add_argument)
+def add_arguments(parser: argparse.ArgumentParser, cls: type[RunSettings] = RunSettings) -> None:
+    """Add the options of ``run`` to ``parser``: a flag per field of ``cls``, and the others.
+
+    Every one is documented in ``--help``; the settings' flags come from their fields
+    (:func:`~mage_agents.setting_fields.add_setting_flags`), in the order of the fields, with
+    the options of model agents after ``--agent``.
+    """
     add = parser.add_argument
-    add(
-        "--env",
-        action="append",
-        dest="envs",
-        metavar="ID",
-        help="env id to play (repeatable; default: every id of mage_envs.ENV_IDS; the slower "
-        "ALFWorld ids, e.g. mage/ALFWorld-Generated-v0, only when named)",
-    )
-    add(
-        "--opponent",
-        action="append",
-        dest="opponents",
-        metavar="SPEC",
-        help="opponent or population to play against (repeatable; default: the env's own)",
-    )
-    add("--tasks", type=int, help="tasks (seeds) per env and opponent (default 20)")
-    add("--games", type=int, dest="tasks", help=argparse.SUPPRESS)  # the first CLI's name
-    add(
-        "--repeats",
-        type=int,
-        help="trials per task with different agent seeds, for diversity (default 1)",
-    )
-    add("--episodes", type=int, help="episodes (attempts) per trial (default 3)")
-    add("--seed", type=int, help="first task seed (default 0)")
-    add(
-        "--workers",
-        type=int,
-        help="processes playing trials in parallel, one trial at a time each, so --batch-size "
-        "applies only with one worker (default 1; scripted agents)",
-    )
-    add(
-        "--batch-size",
-        type=int,
-        help="trials stepped together, one batched generation per step (default: for local and "
-        "tiny agents the batch their device fits, 32 on a CPU, sized from free memory on a GPU; "
-        "1 for other agents)",
-    )
-    add_threads_option(add)
-    add(
-        "--stop-on-success",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="end a trial at its first success (LaMer/MAGE evaluation; default: off)",
-    )
-    add(
-        "--memory",
-        choices=list(MEMORY_MODES),  # read now: modes registered by --import plug-ins too
-        help="what earlier attempts leave in later observations (default reflection_only)",
-    )
-    add(
-        "--env-kwargs",
-        type=json_value,
-        metavar="JSON",
-        help="keyword arguments for every env, merged over the config's (the flag wins), e.g. "
-        '\'{"seat": "second", "reward_scale": 5}\'',
-    )
-    add(
-        "--out",
-        type=Path,
-        help="output folder: results.jsonl, transcripts.jsonl.gz, summary.md, summary.csv, "
-        "plots, summary.html",
-    )
-    add("--no-plots", action="store_false", dest="plots", default=None, help="skip the plots")
-    add(
-        "--no-transcripts",
-        action="store_false",
-        dest="transcripts",
-        default=None,
-        help="keep no transcripts (what the agent read and wrote) in transcripts.jsonl.gz",
-    )
-    add("--title", help="title of the tables")
-    add_import_option(add)
-
-
-def _add_agent_options(add: Any) -> None:
-    """The config file and the options of the agents."""
     add(
         "--config",
         type=Path,
         help="YAML file with any of the settings below (flags win), or the name of a ready "
         f"config: {', '.join(ready_configs())}",
     )
-    add(
-        "--agent",
-        action="append",
-        dest="agents",
-        metavar="SPEC",
-        help="agent to evaluate (repeatable): random, policy:NAME, best-response, openai:MODEL, "
-        "local:PATH, tiny, python:MODULE:ATTR (default: random)",
-    )
+    add_setting_flags(add, cls, only=("agents",))
+    _add_agent_options(add)
+    rest = tuple(f.name for f in fields(cls) if f.name != "agents")
+    add_setting_flags(add, cls, only=rest, mapping_type=json_value)
+    add_import_option(add)
+
+
+def config_keys(cls: type[RunSettings] = RunSettings) -> str:
+    """The config file keys of ``cls`` for ``--help`` (its fields), and where the figures are."""
+    return f"{config_keys_help(cls)}\nSee docs/runner.md for the figures of the table."
+
+
+def _add_agent_options(add: Any) -> None:
+    """The options of model agents (merged into their specs, not settings of their own)."""
     add(
         "--base-url",
         help="OpenAI-compatible API root for openai:MODEL agents, e.g. "
@@ -175,15 +91,8 @@ def _add_agent_options(add: Any) -> None:
 
 
 def add_threads_option(add: Any) -> None:
-    """The ``--threads N`` option of the commands that generate (torch's CPU threads)."""
-    add(
-        "--threads",
-        type=int,
-        metavar="N",
-        help="torch CPU threads per process for local models (default: $OMP_NUM_THREADS, else "
-        "1: on a shared CPU more threads made generation slower, 405 s on two busy cores "
-        "against 131 s on one)",
-    )
+    """The ``--threads N`` option of the commands that generate (``RunSettings.threads``')."""
+    add_setting_flags(add, RunSettings, only=("threads",))
 
 
 def add_import_option(add: Any) -> None:

@@ -1,19 +1,26 @@
-"""The settings of ``python -m baselines.run``: defaults, then a config file, then flags.
+"""The settings of ``python -m baselines.run``: :class:`RunSettings`, a config file, flags.
 
-:func:`merge_settings` turns parsed command-line arguments into one checked settings dict. A config
-file is a YAML mapping with the keys of :data:`DEFAULTS`; a flag overrides the key it names, except
-``trial`` and ``env_kwargs``, whose flags are merged into the config's mapping (flags win). The
-trial settings are :class:`~mage_envs.meta.TrialConfig`'s, spelled as its fields: ``trial:`` in a
-config (``{num_episodes: 3, memory: reflection_only, ...}``), ``--episodes``, ``--memory`` and
-``--stop-on-success`` on the command line; the merged settings hold one ``TrialConfig``.
-``model_options`` (a config's sampling and budget: ``temperature``, ``top_p``, ``top_k``,
-``max_tokens``, ``thinking``) are given to every ``openai`` and ``local`` agent; command-line model
-options win over them.
+Every setting of a run is one field of :class:`RunSettings`, written with :func:`setting`: its
+default, its help, and what its flag and its check need (bounds, choices, a check of its own).
+From the fields come everything else (:mod:`mage_agents.setting_fields`): the flags, ``--help``
+and its list of config keys, the keys a config file may give and the checks of every value. A
+new setting is one field (plus its use).
+
+:func:`merge_settings` turns parsed command-line arguments into one checked :class:`RunSettings`:
+the defaults, then the config file (a YAML mapping of the fields), then the flags. A flag overrides
+the key it names, except ``trial`` and ``env_kwargs``, whose flags are merged into the config's
+mapping (flags win). The trial settings are :class:`~mage_envs.meta.TrialConfig`'s, spelled as its
+fields: ``trial:`` in a config (``{num_episodes: 3, memory: reflection_only, ...}``),
+``--episodes``, ``--memory`` and ``--stop-on-success`` on the command line; the settings hold one
+``TrialConfig`` from the start. ``model_options`` (a config's sampling and budget:
+``temperature``, ``top_p``, ``top_k``, ``max_tokens``, ``thinking``) are given to every ``openai``
+and ``local`` agent; command-line model options win over them.
 """
 
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -23,40 +30,194 @@ import yaml
 import mage_envs
 from baselines.agents import parse_agent_config
 from baselines.threads import threads_setting
+from mage_agents.setting_fields import (
+    check_settings,
+    default_of,
+    given_settings,
+    mapping_setting,
+    merged_setting,
+    setting,
+    setting_kind,
+    text_setting,
+)
 from mage_agents.yaml_bounds import load_yaml
 from mage_envs.meta import TrialConfig
+from mage_envs.meta.memory import MEMORY_MODES
 
-__all__ = ["DEFAULTS", "CONFIG_DIR", "merge_settings", "ready_configs", "resolve_config"]
-__all__ += ["text_setting"]
+__all__ = ["RunSettings", "CONFIG_DIR", "merge_settings", "ready_configs", "resolve_config"]
+__all__ += ["setting", "text_setting"]
 
-DEFAULTS: dict[str, Any] = {
-    "agents": ["random"],
-    "envs": None,
-    "opponents": [None],
-    "tasks": 20,
-    "repeats": 1,
-    "seed": 0,
-    "workers": 1,
-    "batch_size": None,  # each agent's own: the batch a local model's device fits (1 for others)
-    "threads": None,
-    "trial": {},
-    "env_kwargs": {},
-    "model_options": {},
-    "out": None,
-    "plots": True,
-    "transcripts": True,
-    "title": "Evaluation",
-}
-"""The embedded default; a config file and flags override it key by key."""
+
+def _env_ids(envs: list[str] | None) -> list[str]:
+    """The env ids to play: every one of ``mage_envs.ENV_IDS`` if none is named."""
+    envs = envs or list(mage_envs.ENV_IDS)
+    unknown = [e for e in envs if e not in gym.registry]
+    if unknown:
+        raise ValueError(
+            f"Unknown env id(s) {unknown}. Registered: {', '.join(mage_envs.ENV_IDS)}."
+        )
+    return envs
+
+
+def _some_agent(agents: list[Any] | None) -> list[Any]:
+    if not agents:
+        raise ValueError("No agent to evaluate: give --agent SPEC.")
+    return agents
+
+
+def _opponents(opponents: list[str | None] | None) -> list[str | None]:
+    """The opponents to play against; ``None`` alone: the env's own."""
+    return [None] if opponents is None else opponents
+
+
+def _env_kwargs(value: Any) -> dict[str, dict[str, Any]]:
+    """``env_kwargs`` maps an env id (or ``"*"``, every env) to its keyword arguments."""
+    given = mapping_setting("env_kwargs", value)
+    return {str(env): mapping_setting(f"env_kwargs[{env!r}]", kw) for env, kw in given.items()}
+
+
+def _env_kwargs_over(configured: Any, flag: Any) -> dict[str, dict[str, Any]]:
+    """``--env-kwargs`` merged over every env's keyword arguments of the config (the flag wins)."""
+    flag = mapping_setting("--env-kwargs", flag)
+    given = _env_kwargs(configured)
+    return {e: {**kw, **flag} for e, kw in {"*": {}, **given}.items()}
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings of a run of ``python -m baselines.run``, checked when made.
+
+    Each field is a flag (its help below is ``--help``'s), a config file key and a checked
+    value (:mod:`mage_agents.setting_fields`). Lists may be given as one item alone.
+
+    Raises:
+        ValueError: For a value a setting does not take; the message names it and says why.
+
+    Example:
+        >>> settings = RunSettings(envs="mage/KuhnPoker-v0", trial={"num_episodes": 2})
+        >>> settings.envs, settings.trial.num_episodes, settings.tasks
+        (['mage/KuhnPoker-v0'], 2, 20)
+        >>> RunSettings(tasks=0)
+        Traceback (most recent call last):
+        ...
+        ValueError: tasks must be a positive integer, not 0.
+    """
+
+    agents: list[str | dict[str, Any]] = setting(
+        ["random"],
+        "agent to evaluate (repeatable): random, policy:NAME, best-response, openai:MODEL, "
+        "local:PATH, tiny, python:MODULE:ATTR (default: {default})",
+        flag="--agent",
+        metavar="SPEC",
+        check=_some_agent,
+        config_help="a list (one item alone is fine) of agent specs or dicts ({kind: openai, "
+        "model: M, temperature: 0, name: ...}), as --agent",
+    )
+    envs: list[str] | None = setting(
+        None,
+        "env id to play (repeatable; default: every id of mage_envs.ENV_IDS; the slower "
+        "ALFWorld ids, e.g. mage/ALFWorld-Generated-v0, only when named)",
+        flag="--env",
+        metavar="ID",
+        check=_env_ids,
+        config_help="a list of env ids, as --env",
+    )
+    opponents: list[str | None] = setting(
+        [None],
+        "opponent or population to play against (repeatable; default: the env's own)",
+        flag="--opponent",
+        metavar="SPEC",
+        check=_opponents,
+        config_help="a list of opponent names or population presets, as --opponent",
+    )
+    tasks: int = setting(
+        20,
+        "tasks (seeds) per env and opponent (default {default})",
+        minimum=1,
+        aliases=("--games",),
+    )
+    repeats: int = setting(
+        1,
+        "trials per task with different agent seeds, for diversity (default {default})",
+        minimum=1,
+    )
+    trial: TrialConfig = setting(
+        TrialConfig(),
+        flags={
+            "num_episodes": {
+                "flag": "--episodes",
+                "help": "episodes (attempts) per trial (default {default})",
+            },
+            "stop_on_success": {
+                "help": "end a trial at its first success (LaMer/MAGE evaluation; default: "
+                "{default})",
+            },
+            "memory": {
+                "help": "what earlier attempts leave in later observations (default {default})",
+                "choices": MEMORY_MODES,
+            },
+        },
+        config_help="the trial settings (TrialConfig's fields), e.g. {num_episodes: 3, "
+        "same_task: true, stop_on_success: true, memory: reflection_only, templates: mage}",
+    )
+    seed: int = setting(0, "first task seed (default {default})", minimum=0)
+    workers: int = setting(
+        1,
+        "processes playing trials in parallel, one trial at a time each, so --batch-size "
+        "applies only with one worker (default {default}; scripted agents)",
+        minimum=1,
+    )
+    batch_size: int | None = setting(
+        None,
+        "trials stepped together, one batched generation per step (default: for local and tiny "
+        "agents the batch their device fits, 32 on a CPU, sized from free memory on a GPU; 1 "
+        "for other agents)",
+        minimum=1,
+    )
+    threads: int | None = setting(
+        None,
+        "torch CPU threads per process for local models (default: $OMP_NUM_THREADS, else 1: on "
+        "a shared CPU more threads made generation slower, 405 s on two busy cores against "
+        "131 s on one)",
+        metavar="N",
+        minimum=1,
+        check=threads_setting,
+    )
+    env_kwargs: dict[str, dict[str, Any]] = setting(
+        {},
+        "keyword arguments for every env, merged over the config's (the flag wins), e.g. "
+        '\'{"seat": "second", "reward_scale": 5}\'',
+        metavar="JSON",
+        check=_env_kwargs,
+        merge=_env_kwargs_over,
+        config_help='env id (or "*", every env) -> its keyword arguments',
+    )
+    model_options: dict[str, Any] = setting(
+        {},
+        flag=None,
+        config_help="options of every openai/local agent (an agent's own and --agent-option "
+        "win), e.g. {temperature: 0.7, top_p: 0.8, top_k: 20, max_tokens: 1024, thinking: false}",
+    )
+    out: Path | None = setting(
+        None,
+        "output folder: results.jsonl, transcripts.jsonl.gz, summary.md, summary.csv, plots, "
+        "summary.html",
+    )
+    plots: bool = setting(True, "skip the plots")
+    transcripts: bool = setting(
+        True, "keep no transcripts (what the agent read and wrote) in transcripts.jsonl.gz"
+    )
+    title: str = setting("Evaluation", "title of the tables")
+
+    def __post_init__(self) -> None:
+        check_settings(self)
+
 
 CONFIG_DIR = Path(__file__).parent / "configs"
 """The ready configs of the published settings (installed with the package)."""
 
 MODEL_OPTIONS = ("base_url", "api_key_env", "strategy")
 """Flags that are options of model agents (scripted agents take none)."""
-
-_FLAG_KEYS = ("agents", "envs", "opponents", "tasks", "repeats", "seed", "workers")
-_FLAG_KEYS += ("batch_size", "threads", "out", "plots", "transcripts", "title")
 
 
 def ready_configs(directory: Path = CONFIG_DIR) -> list[str]:
@@ -84,40 +245,33 @@ def resolve_config(path: Path, directory: Path = CONFIG_DIR, what: str = "config
     raise ValueError(f"No {what} {path}. Ready configs (give the name alone): {names}.")
 
 
-def merge_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """Merge the defaults, the ``--config`` file and the flags into one checked settings dict.
+def merge_settings(args: argparse.Namespace, cls: type[RunSettings] = RunSettings) -> RunSettings:
+    """Merge the defaults, the ``--config`` file and the flags into one checked ``cls``.
+
+    Args:
+        args: Parsed by a parser with ``cls``'s flags (:func:`~baselines.run_flags.add_arguments`).
+        cls: The settings (:class:`RunSettings`, or a subclass with more fields).
 
     Raises:
         ValueError: If a setting is invalid; the message says which and why.
     """
-    settings = dict(DEFAULTS)
-    if args.config is not None:
-        settings.update(_load_config(resolve_config(args.config)))
-    settings["env_kwargs"] = _env_kwargs_setting(settings["env_kwargs"])
-    settings.update({k: getattr(args, k) for k in _FLAG_KEYS if getattr(args, k) is not None})
-    flags = {"num_episodes": args.episodes, "stop_on_success": args.stop_on_success}
-    flags["memory"] = args.memory
-    trial = {**_mapping("trial", settings["trial"]), **given_flags(flags)}
-    settings["trial"] = TrialConfig.from_mapping(trial)
-    if args.env_kwargs is not None:
-        flag = _mapping("--env-kwargs", args.env_kwargs)
-        given = settings["env_kwargs"]
-        # the flag wins over the config's per-env keyword arguments too
-        settings["env_kwargs"] = {e: {**kw, **flag} for e, kw in {"*": {}, **given}.items()}
+    values = {} if args.config is None else _load_config(resolve_config(args.config), cls)
+    given = given_settings(args, cls)
+    for item in fields(cls):
+        if item.name in given:
+            kind, _ = setting_kind(cls, item.name)
+            configured = values.get(item.name, default_of(item))
+            values[item.name] = merged_setting(item, kind, configured, given[item.name])
+    settings = cls(**values)
     options = _model_options(args)
-    configured = _mapping("model_options", settings["model_options"])
-    settings["model_options"] = configured
-    for key in ("agents", "envs", "opponents"):
-        settings[key] = _as_list(key, settings[key])
-    settings["agents"] = [
-        _with_options(_with_options(a, configured, ("openai", "local"), win=False), options)
-        for a in settings["agents"]
+    agents = [
+        _with_options(_with_options(a, settings.model_options, ("openai", "local"), False), options)
+        for a in settings.agents
     ]
-    _check_settings(settings)
-    return settings
+    return replace(settings, agents=agents)
 
 
-def _load_config(path: Path) -> dict[str, Any]:
+def _load_config(path: Path, cls: type[RunSettings]) -> dict[str, Any]:
     try:
         loaded = load_yaml(path.read_text()) or {}
     except yaml.YAMLError as error:
@@ -133,9 +287,10 @@ def _load_config(path: Path) -> dict[str, Any]:
     if moved:
         key, hint = next(iter(moved.items()))
         raise ValueError(f"{path}: {key!r} is no setting of its own any more: {hint}.")
-    unknown = set(loaded) - set(DEFAULTS)
+    names = sorted(f.name for f in fields(cls))
+    unknown = set(loaded) - set(names)
     if unknown:
-        raise ValueError(f"{path}: unknown settings {sorted(unknown)}; valid: {sorted(DEFAULTS)}.")
+        raise ValueError(f"{path}: unknown settings {sorted(unknown)}; valid: {names}.")
     return loaded
 
 
@@ -143,36 +298,6 @@ MOVED = {
     "episodes": "the episodes per trial are a trial setting, write trial: {num_episodes: N}",
 }
 """Config keys of earlier versions, and where their setting is now."""
-
-
-def given_flags(flags: dict[str, Any]) -> dict[str, Any]:
-    """The flags given on the command line (argparse leaves the others ``None``)."""
-    return {k: v for k, v in flags.items() if v is not None}
-
-
-def _mapping(name: str, value: Any) -> dict[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, dict):
-        raise ValueError(f"{name} must be a mapping of keyword arguments, not {value!r}.")
-    return dict(value)
-
-
-def _env_kwargs_setting(value: Any) -> dict[str, dict[str, Any]]:
-    """``env_kwargs`` maps an env id (or ``"*"``, every env) to its keyword arguments."""
-    given = _mapping("env_kwargs", value)
-    return {str(env): _mapping(f"env_kwargs[{env!r}]", kw) for env, kw in given.items()}
-
-
-def _as_list(key: str, value: Any) -> list[Any] | None:
-    """A list setting; one item alone (``agents: random``) is a list of one."""
-    if value is None:
-        return [None] if key == "opponents" else None
-    if isinstance(value, str | dict):
-        return [value]
-    if not isinstance(value, list | tuple):
-        raise ValueError(f"{key} must be a list, not {value!r}.")
-    return list(value)
 
 
 def _model_options(args: argparse.Namespace) -> dict[str, Any]:
@@ -204,53 +329,3 @@ def _with_options(
     if config["kind"] not in kinds:
         return agent
     return {**config, **options} if win else {**options, **config}
-
-
-def _check_settings(settings: dict[str, Any]) -> None:
-    for key in ("tasks", "repeats", "workers", "batch_size"):
-        if key == "batch_size" and settings[key] is None:
-            continue
-        if not _is_int(settings[key]) or settings[key] < 1:
-            raise ValueError(f"{key} must be a positive integer, not {settings[key]!r}.")
-    for key in ("plots", "transcripts"):
-        if not isinstance(settings[key], bool):
-            raise ValueError(f"{key} must be true or false, not {settings[key]!r}.")
-    settings["threads"] = threads_setting(settings["threads"])
-    text_setting("title", settings["title"])
-    if not _is_int(settings["seed"]) or settings["seed"] < 0:
-        raise ValueError(f"seed must be a non-negative integer, not {settings['seed']!r}.")
-    envs = settings["envs"] or list(mage_envs.ENV_IDS)
-    unknown = [e for e in envs if e not in gym.registry]
-    if unknown:
-        raise ValueError(
-            f"Unknown env id(s) {unknown}. Registered: {', '.join(mage_envs.ENV_IDS)}."
-        )
-    settings["envs"] = envs
-    if not settings["agents"]:
-        raise ValueError("No agent to evaluate: give --agent SPEC.")
-
-
-def text_setting(name: str, value: Any) -> str:
-    r"""Return ``value`` if it is text that can be written as UTF-8, else raise.
-
-    Example:
-        >>> text_setting("title", b"bad\xff".decode(errors="surrogateescape"))
-        Traceback (most recent call last):
-        ...
-        ValueError: title must be UTF-8 text, not 'bad\udcff' (byte 0xff is not UTF-8).
-    """
-    if not isinstance(value, str):
-        raise ValueError(f"{name} must be text, not {value!r}.")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as error:  # bytes the shell passed that are no UTF-8
-        char = ord(value[error.start])
-        byte = f"byte 0x{char - 0xDC00:02x}" if 0xDC80 <= char <= 0xDCFF else f"U+{char:04X}"
-        raise ValueError(
-            f"{name} must be UTF-8 text, not {value!r} ({byte} is not UTF-8)."
-        ) from None
-    return value
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

@@ -5,11 +5,12 @@ from baselines.report.achievable import achievable_interval
 from baselines.report.summary import summarize
 from baselines.report.tables import markdown_report
 from baselines.results import ResultsFile
+from mage_envs.meta import TrialConfig
 
 
 def run(agent, opponent="random", tasks=40, episodes=3, env="mage/KuhnPoker-v0", **trial):
     specs = plan_trials(
-        "a", [env], [opponent], tasks=tasks, trial={"num_episodes": episodes, **trial}
+        "a", [env], [opponent], tasks=tasks, trial=TrialConfig(num_episodes=episodes, **trial)
     )
     return evaluate(agent, specs, ResultsFile(None))
 

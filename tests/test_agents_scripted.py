@@ -8,6 +8,7 @@ from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.report.summary import summarize
 from baselines.results import ResultsFile
 from mage_agents.scripted import NO_REFLECTION, BestResponseAgent, PolicyAgent, RandomLegalAgent
+from mage_envs.meta import TrialConfig
 
 
 def _run(agent, opponent, tasks, **kwargs):
@@ -49,7 +50,7 @@ def test_best_response_to_always_bet_plays_the_hand_computed_strategy():
     # Against an opponent that always bets and calls, the best response from the first seat is:
     # check with every card, then call with K (+2) or Q (+2 vs J, -2 vs K), fold a J (-1).
     # Its value is (2 + 0 - 1) / 3 = 1/3 chip per hand (mage_envs.bounds agrees).
-    records = _run("best-response", "always-bet", tasks=300, trial={"num_episodes": 1})
+    records = _run("best-response", "always-bet", tasks=300, trial=TrialConfig(num_episodes=1))
     payoffs = {(tuple(r["actions"][0]), r["final_payoff"]) for r in records}
     assert payoffs == {
         (("check", "call"), 2.0),

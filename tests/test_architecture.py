@@ -64,13 +64,12 @@ def test_a_new_env_is_checked_and_plays_trials():
 
 
 def test_a_new_memory_mode_is_accepted_everywhere_memory_is():
-    from baselines.run import build_parser
+    from baselines.run import load_settings
 
     recipe("Add a memory mode")
     trial = make_trial("mage/KuhnPoker-v0", num_episodes=2, memory="outcomes_only")
     trial.reset(seed=0)
-    args = build_parser().parse_args(["--memory", "outcomes_only"])
-    assert args.memory == "outcomes_only"
+    assert load_settings(["--memory", "outcomes_only"]).trial.memory == "outcomes_only"
     with pytest.raises(ValueError, match="memory must be one of"):
         make_trial("mage/KuhnPoker-v0", memory="no-such-mode")
 
@@ -177,3 +176,25 @@ def test_the_rooms_of_baselines_import_only_what_their_docstrings_allow():
         for path in (root / room).glob("*.py"):
             used = _baselines_imports(path) & rooms - {room}
             assert used <= allowed, f"{room}/{path.name} imports {used - allowed}"
+
+
+def test_a_new_run_setting_is_a_flag_a_config_key_and_a_check(tmp_path):
+    from baselines import run
+
+    cls = recipe("Add a run setting")["MyRunSettings"]
+    page = " ".join(run.build_parser(cls).format_help().split())  # argparse's wraps undone
+    flags, keys = page.split("config file keys", 1)
+    assert "--stop-after-failures" in flags and "failed trials in a row (default: never)" in flags
+    assert "stop_after_failures" in keys
+    config = tmp_path / "run.yaml"
+    config.write_text("stop_after_failures: 3\ntasks: 2\n")
+    assert run.load_settings(["--config", str(config)], cls).stop_after_failures == 3
+    given = ["--config", str(config), "--stop-after-failures", "5"]
+    assert run.load_settings(given, cls).stop_after_failures == 5  # the flag wins
+    assert run.load_settings([], cls).stop_after_failures is None
+    config.write_text("stop_after_failures: 0\n")
+    with pytest.raises(ValueError, match=r"^stop_after_failures must be a positive integer, not 0"):
+        run.load_settings(["--config", str(config)], cls)
+    with pytest.raises(ValueError, match="stop_after_failures must be a positive integer"):
+        cls(stop_after_failures=True)
+    assert "--stop-after-failures" not in run.build_parser().format_help()  # the subclass's own

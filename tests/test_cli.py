@@ -1,6 +1,9 @@
 """``python -m baselines.run``, in-process: --help, the default table, configs, outputs, errors."""
 
 import csv
+import subprocess
+import sys
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -22,8 +25,30 @@ def test_help_documents_every_option(capsys):
             for option in action.option_strings:
                 assert option in text
     assert "bounds" in text and "results.jsonl" in text
-    for key in run.DEFAULTS:  # every config key is named too
-        assert key in text
+    for key in fields(run.RunSettings):  # every config key is named too
+        assert key.name in text
+
+
+WITHOUT_LLM_PACKAGES = """
+import importlib.abc, sys
+class Absent(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.partition(".")[0] in ("torch", "transformers", "trl", "peft"):
+            raise ImportError(f"No module named {name!r} (the core install)")
+sys.meta_path.insert(0, Absent())
+from baselines import run
+sys.exit(run.main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["--env", "mage/KuhnPoker-v0", "--tasks", "2"]])
+def test_run_works_on_the_core_install_without_torch_or_transformers(argv, tmp_path):
+    argv = [*argv, "--out", str(tmp_path)] if len(argv) > 1 else argv
+    done = subprocess.run(
+        [sys.executable, "-c", WITHOUT_LLM_PACKAGES, *argv], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "--stop-on-success" in done.stdout or (tmp_path / "results.jsonl").is_file()
 
 
 def test_default_prints_a_table_for_every_registered_env(capsys):
@@ -120,7 +145,7 @@ def test_endpoint_agent_from_the_command_line(capsys):
 @pytest.mark.parametrize("config", CONFIGS, ids=[c.stem for c in CONFIGS])
 def test_ready_configs_load(config):
     settings = run.load_settings(["--config", str(config)])
-    assert settings["trial"].num_episodes == 3 and settings["agents"]
+    assert settings.trial.num_episodes == 3 and settings.agents
 
 
 def test_bounds_subcommand_prints_the_bounds_report(capsys):
@@ -146,8 +171,8 @@ def test_agents_skip_envs_they_cannot_play(capsys):
 
 def test_ready_configs_are_found_by_name(capsys):
     settings = run.load_settings(["--config", "mage_kuhn", "--tasks", "2"])
-    assert settings["opponents"] == ["mage-kuhn-eval"]
-    kuhn = settings["env_kwargs"]["mage/KuhnPoker-v0"]
+    assert settings.opponents == ["mage-kuhn-eval"]
+    kuhn = settings.env_kwargs["mage/KuhnPoker-v0"]
     assert kuhn["seat"] == "second" and kuhn["reward_scale"] == 5 and kuhn["answer_rules"] == "mage"
     assert run.main(["--config", "no_such_config"]) == 2
     assert "Ready configs" in capsys.readouterr().err
@@ -182,16 +207,16 @@ def test_config_lists_may_be_given_as_one_item(tmp_path):
     config = tmp_path / "c.yaml"
     config.write_text("agents: random\nenvs: mage/KuhnPoker-v0\nopponents: balanced\n")
     settings = run.load_settings(["--config", str(config)])
-    assert settings["agents"] == ["random"]
-    assert settings["envs"] == ["mage/KuhnPoker-v0"]
-    assert settings["opponents"] == ["balanced"]
+    assert settings.agents == ["random"]
+    assert settings.envs == ["mage/KuhnPoker-v0"]
+    assert settings.opponents == ["balanced"]
 
 
 def test_env_kwargs_flag_is_merged_into_the_configs_and_wins():
     settings = run.load_settings(["--config", "mage_kuhn", "--env-kwargs", '{"reward_scale": 1}'])
-    kuhn = settings["env_kwargs"]["mage/KuhnPoker-v0"]
+    kuhn = settings.env_kwargs["mage/KuhnPoker-v0"]
     assert kuhn["seat"] == "second" and kuhn["reward_scale"] == 1
-    assert settings["env_kwargs"]["*"] == {"reward_scale": 1}
+    assert settings.env_kwargs["*"] == {"reward_scale": 1}
 
 
 def test_help_lists_every_command_from_the_table(capsys):

@@ -12,6 +12,7 @@ from baselines.evaluate.run_agents import STOP_AFTER_FAILURES
 from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
 from mage_agents.fake_endpoint import FakeChatServer
+from mage_envs.meta import TrialConfig
 
 FAST = ["--agent-option", "max_retries=1", "--agent-option", "backoff_s=0.01"]
 FAST += ["--agent-option", "timeout_s=0.5"]
@@ -90,7 +91,7 @@ def test_an_agents_own_exception_is_its_failed_step_not_a_backend_fault(tmp_path
     def broken(observation, info):
         raise RuntimeError("bug in my agent")
 
-    one = {"num_episodes": 1}
+    one = TrialConfig(num_episodes=1)
     specs = plan_trials("broken", ["mage/KuhnPoker-v0"], ["random"], tasks=1, trial=one)
     (record,) = evaluate(broken, specs, ResultsFile(None))
     assert not record["incomplete"] and record["failed_steps"] >= 1 and record["faults"] == 0

@@ -17,6 +17,7 @@ from mage_agents.fake_endpoint import FakeChatServer, first_legal_move
 from mage_agents.prompting import LLMAgent, read_move
 from mage_agents.rollout import collect, plan_groups
 from mage_agents.training.metrics import step_metrics, trial_record
+from mage_envs.meta import TrialConfig
 
 KUHN = {"legal_actions": ["check", "bet"]}
 TICTACTOE = {"legal_actions": ["(1, 1)", "(2, 3)"]}
@@ -70,7 +71,9 @@ def _kuhn_run(tmp_path, answer, parse="lenient"):
     with FakeChatServer(answer=answer) as server:
         config = {"kind": "openai", "model": "m", "base_url": server.base_url, "parse": parse}
         factory = build_agent_factory(config)
-        specs = plan_trials(factory.name, ["mage/KuhnPoker-v0"], tasks=4, trial={"num_episodes": 2})
+        specs = plan_trials(
+            factory.name, ["mage/KuhnPoker-v0"], tasks=4, trial=TrialConfig(num_episodes=2)
+        )
         results = ResultsFile(tmp_path / "results.jsonl")
         records = evaluate(factory, specs, results, batch_size=4)
     return factory, records, summarize(records)[0]
@@ -129,7 +132,9 @@ def test_records_of_a_version_that_did_not_measure_format_show_no_off_format_fig
     # print a measured 0% for what was never measured.
     with FakeChatServer() as server:
         factory = build_agent_factory({"kind": "openai", "model": "m", "base_url": server.base_url})
-        specs = plan_trials(factory.name, ["mage/KuhnPoker-v0"], tasks=3, trial={"num_episodes": 2})
+        specs = plan_trials(
+            factory.name, ["mage/KuhnPoker-v0"], tasks=3, trial=TrialConfig(num_episodes=2)
+        )
         records = evaluate(factory, specs, ResultsFile(tmp_path / "results.jsonl"), batch_size=3)
     old = []
     for record in records:

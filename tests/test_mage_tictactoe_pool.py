@@ -81,7 +81,7 @@ def test_mcts_settings_are_mages_and_the_eval_seat_is_first():
     assert defaults["solve"].default is True
     assert PRESETS["mage-ttt-eval"].member_names() == ["mcts-100"]
     paper = run.load_settings(["--config", "mage_tictactoe"])
-    assert paper["env_kwargs"]["mage/TicTacToe-v0"]["seat"] == "first"
-    assert paper["trial"].seat_rotation is None
+    assert paper.env_kwargs["mage/TicTacToe-v0"]["seat"] == "first"
+    assert paper.trial.seat_rotation is None
     mixed = run.load_settings(["--config", "mage_tictactoe_mixed"])
-    assert mixed["trial"].seat_rotation == "trial"
+    assert mixed.trial.seat_rotation == "trial"

@@ -23,7 +23,7 @@ RULES = ("lamer", "lamer-fixed", "ours")
 
 
 def paper_env_kwargs(config, env_id):
-    return run.load_settings(["--config", config])["env_kwargs"][env_id]
+    return run.load_settings(["--config", config]).env_kwargs[env_id]
 
 
 def sokoban(level=CORRIDOR, **kwargs):

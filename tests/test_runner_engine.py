@@ -3,6 +3,7 @@
 from baselines.evaluate.runner import plan_trials, play_trials
 from mage_agents import RandomLegalAgent
 from mage_agents.rollout import collect
+from mage_envs.meta import TrialConfig
 
 
 def _specs():
@@ -11,7 +12,7 @@ def _specs():
         ["mage/KuhnPoker-v0", "mage/Sokoban-v0"],
         tasks=2,
         repeats=2,
-        trial={"num_episodes": 2},
+        trial=TrialConfig(num_episodes=2),
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from baselines.evaluate.runner import evaluate, plan_trials
 from baselines.results import ResultsFile
+from mage_envs.meta import TrialConfig
 
 SLOW_AGENT = """
 import time
@@ -125,7 +126,7 @@ def always_pass(observation, info):
 
 def test_moves_accepted_through_an_alias_are_logged_by_their_legal_name_not_invalid():
     # "pass" is Kuhn's alias for check or fold: one move is never counted under two names
-    specs = plan_trials("p", ["mage/KuhnPoker-v0"], tasks=3, trial={"num_episodes": 2})
+    specs = plan_trials("p", ["mage/KuhnPoker-v0"], tasks=3, trial=TrialConfig(num_episodes=2))
     records = evaluate(f"python:{__name__}:always_pass", specs, ResultsFile(None))
     moves = {move for r in records for episode in r["actions"] for move in episode}
     assert moves and moves <= {"check", "fold"}

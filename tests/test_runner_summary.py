@@ -15,6 +15,7 @@ from baselines.report.summary import (
     wilson_interval,
 )
 from baselines.results import ResultsFile
+from mage_envs.meta import TrialConfig
 
 
 def test_t_quantile_matches_tables():
@@ -163,7 +164,7 @@ def test_percent_of_achievable_only_where_the_bound_bounds_pass_at_n():
             ["mage/KuhnPoker-v0"],
             [opponent],
             tasks=6,
-            trial={"num_episodes": episodes, **trial},
+            trial=TrialConfig(num_episodes=episodes, **trial),
         )
         return evaluate("random", specs, ResultsFile(None))
 

@@ -77,13 +77,13 @@ def test_paper_configs_carry_the_published_sampling(config, budget, thinking):
         ["--config", config, "--agent", "openai:m", "--agent", "random"]
         + ["--base-url", "http://127.0.0.1:1/v1", "--agent-option", "temperature=0.1"]
     )
-    model, scripted = settings["agents"]
-    assert settings["tasks"] == 128
+    model, scripted = settings.agents
+    assert settings.tasks == 128
     assert scripted == "random"
     assert model["temperature"] == 0.1  # the command line wins
     assert (model["top_p"], model["top_k"], model["max_tokens"]) == (0.8, 20, budget)
     assert model["thinking"] is thinking
-    assert settings["trial"].templates == ("lamer" if config.startswith("lamer") else "mage")
+    assert settings.trial.templates == ("lamer" if config.startswith("lamer") else "mage")
 
 
 def test_an_agent_dicts_own_options_win_over_the_configs(tmp_path):
@@ -92,7 +92,7 @@ def test_an_agent_dicts_own_options_win_over_the_configs(tmp_path):
         "agents: [{kind: openai, model: m, base_url: 'http://127.0.0.1:1/v1', top_k: 5}]\n"
         "model_options: {top_k: 20, max_tokens: 64}\n"
     )
-    (agent,) = run.load_settings(["--config", str(path)])["agents"]
+    (agent,) = run.load_settings(["--config", str(path)]).agents
     assert (agent["top_k"], agent["max_tokens"]) == (5, 64)
 
 

@@ -117,12 +117,12 @@ def test_webshop_configs_run_on_the_generated_shop(config, tmp_path, capsys, mon
 
     monkeypatch.delenv("MAGE_WEBSHOP_DATA", raising=False)
     settings = run.load_settings(["--config", config])
-    assert settings["env_kwargs"]["mage/WebShop-v0"] == {
+    assert settings.env_kwargs["mage/WebShop-v0"] == {
         "catalogue": "small",
         "goals": "synthetic",
         "split": "test",
     }
-    assert settings["env_kwargs"]["*"]["max_steps"] == 12 and settings["tasks"] == 128
+    assert settings.env_kwargs["*"]["max_steps"] == 12 and settings.tasks == 128
     argv = ["--config", config, "--tasks", "2", "--out", str(tmp_path), "--no-plots"]
     assert run.main(argv + ["--env", "mage/ShopSim-v0"]) == 0
     assert "mage/ShopSim-v0" in capsys.readouterr().out

@@ -101,7 +101,7 @@ def _preset(name):
 
 
 def _preset_env_kwargs(settings, env_id):
-    given = settings["env_kwargs"] or {}
+    given = settings.env_kwargs or {}
     return {**given.get("*", {}), **given.get(env_id, {})}
 
 
@@ -149,7 +149,7 @@ def test_a_training_trial_shows_the_evaluation_presets_pages(name, tmp_path):
         if key not in TRAINING_ONLY:
             assert train_kwargs.get(key) == value, f"{name}: env setting {key}"
     shown = {k: train_kwargs[k] for k in TRAINING_ONLY if k in train_kwargs}
-    trial = preset["trial"]
+    trial = preset.trial
     if not config.trial.reflection:  # one attempt, as the RL baselines train
         trial = replace(trial, num_episodes=1, reflection=False)
     theirs = TrialPlanner(env_id, config.opponent, {**published, **shown}, trial)
@@ -157,9 +157,9 @@ def test_a_training_trial_shows_the_evaluation_presets_pages(name, tmp_path):
     pages, answers = _pages(train_env, 7)
     their_pages, _ = _pages(make_trial_env(theirs.plan(7, 0)), 7, answers)
     assert len(pages) > 1 and pages == their_pages  # every page, reflections included
-    assert config.trial.templates == preset["trial"].templates
+    assert config.trial.templates == preset.trial.templates
     strategy = STRATEGIES[config.strategy]()
-    their_strategy = STRATEGIES[preset["model_options"]["strategy"]]()
+    their_strategy = STRATEGIES[preset.model_options["strategy"]]()
     for page in (pages[0], pages[-1]):
         chat = strategy.chat(page, {}, [])
         assert chat == their_strategy.chat(page, {}, []) == [{"role": "user", "content": page}]

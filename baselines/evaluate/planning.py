@@ -20,6 +20,7 @@ from rich.console import Console
 from baselines.agents import AgentFactory, agent_settings
 from baselines.errors import print_warning
 from baselines.evaluate.runner import trial_planners
+from baselines.settings import RunSettings
 from mage_agents.rollout import TrialPlans
 from mage_envs.games.openspiel_env import SELF_PLAY
 
@@ -38,11 +39,11 @@ def accepts_opponent(env_id: str) -> bool:
         return False
 
 
-def env_kwargs_of(settings: dict[str, Any]) -> dict[str, dict[str, Any]]:
+def env_kwargs_of(settings: RunSettings) -> dict[str, dict[str, Any]]:
     """Per env id, its keyword arguments: the ``"*"`` ones, then its own (which win)."""
-    given = settings["env_kwargs"] or {}
+    given = settings.env_kwargs or {}
     shared = given.get("*", {})
-    return {e: {**shared, **given.get(e, {})} for e in settings["envs"]}
+    return {e: {**shared, **given.get(e, {})} for e in settings.envs}
 
 
 def _playable(
@@ -71,19 +72,19 @@ def _playable(
     return None
 
 
-def plan_run(settings: dict[str, Any], factory: AgentFactory, console: Console) -> TrialPlans:
+def plan_run(settings: RunSettings, factory: AgentFactory, console: Console) -> TrialPlans:
     """Plan the trials of every (env, opponent) pair that can be played; skip the others."""
     env_kwargs = env_kwargs_of(settings)
-    given = [o for o in settings["opponents"] if o is not None]
-    alone = [e for e in settings["envs"] if not accepts_opponent(e)]
+    given = [o for o in settings.opponents if o is not None]
+    alone = [e for e in settings.envs if not accepts_opponent(e)]
     if given and alone:
         print_warning(
             f"The opponent {', '.join(given)} does not apply to {', '.join(alone)} "
             "(no opponent): played alone."
         )
     pairs = []
-    for env_id in settings["envs"]:
-        for opponent in [None] if env_id in alone else settings["opponents"]:
+    for env_id in settings.envs:
+        for opponent in [None] if env_id in alone else settings.opponents:
             reason = _playable(env_id, env_kwargs[env_id], factory, opponent)
             if reason:
                 against = f" against {opponent}" if opponent is not None else ""
@@ -91,6 +92,6 @@ def plan_run(settings: dict[str, Any], factory: AgentFactory, console: Console) 
             else:
                 pairs.append((env_id, opponent))
     planners = trial_planners(
-        factory.name, pairs, env_kwargs, settings["trial"], agent_settings(factory.config)
+        factory.name, pairs, env_kwargs, settings.trial, agent_settings(factory.config)
     )
-    return TrialPlans(planners, settings["seed"], settings["tasks"], settings["repeats"])
+    return TrialPlans(planners, settings.seed, settings.tasks, settings.repeats)

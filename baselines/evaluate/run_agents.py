@@ -21,6 +21,7 @@ from baselines.evaluate.runner import evaluate, in_plan_order
 from baselines.outdir import TRANSCRIPTS_FILE, config_id, trial_prefix
 from baselines.progress import RunProgress
 from baselines.results import ResultsFile, missing_fields
+from baselines.settings import RunSettings
 from mage_agents.rollout import TranscriptFile
 
 __all__ = ["run", "STOP_AFTER_FAILURES"]
@@ -29,17 +30,17 @@ STOP_AFTER_FAILURES = 5
 """An agent's trials stop being started after this many failed trials in a row (backend down)."""
 
 
-def run(settings: dict[str, Any], console: Console) -> Outcome:
+def run(settings: RunSettings, console: Console) -> Outcome:
     """Evaluate every agent of ``settings``; return their finished and failed trials."""
-    out = settings["out"]
-    factories = [build_agent_factory(config) for config in settings["agents"]]
+    out = settings.out
+    factories = [build_agent_factory(config) for config in settings.agents]
     _check_names(factories)
     results = ResultsFile(Path(out) / "results.jsonl" if out else None)
     damage = results.damage_note()
     if damage:  # the file keeps the lines; a trial recorded only there has no record
         print_warning(f"{damage}; a trial recorded only there is played again.")
     outcome = Outcome()
-    if out and (settings["transcripts"] or (Path(out) / TRANSCRIPTS_FILE).exists()):
+    if out and (settings.transcripts or (Path(out) / TRANSCRIPTS_FILE).exists()):
         # opened with the finished trials: a transcript without its results line is dropped
         outcome.transcripts = TranscriptFile(Path(out) / TRANSCRIPTS_FILE, results.finished())
         damage = outcome.transcripts.damage_note()
@@ -76,7 +77,7 @@ def _check_names(factories: list[AgentFactory]) -> None:
 
 
 def _evaluate_agent(
-    settings: dict[str, Any],
+    settings: RunSettings,
     factory: AgentFactory,
     results: ResultsFile,
     outcome: Outcome,
@@ -99,11 +100,11 @@ def _evaluate_agent(
             factory,
             plans,
             results,
-            workers=settings["workers"],
-            batch_size=settings["batch_size"] or factory.batch_size(),
+            workers=settings.workers,
+            batch_size=settings.batch_size or factory.batch_size(),
             on_record=progress.trial_ended,
             stop_after_failures=STOP_AFTER_FAILURES,
-            transcripts=outcome.transcripts if settings["transcripts"] else None,
+            transcripts=outcome.transcripts if settings.transcripts else None,
             on_answers=progress.answered,
         )
     outcome.records += finished

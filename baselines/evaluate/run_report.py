@@ -22,6 +22,7 @@ from baselines.report.failures import failure_lines, failure_markdown
 from baselines.report.summary import summarize
 from baselines.report.summary_html import summary_page, transcripts_note, write_summary_html
 from baselines.report.tables import console_table, markdown_report, plot_images, write_csv
+from baselines.settings import RunSettings
 from mage_agents.atomic_file import write_atomic
 from mage_agents.rollout import TranscriptFile
 
@@ -51,11 +52,11 @@ class Outcome:
     transcripts: TranscriptFile | None = None
 
 
-def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None:
+def report(settings: RunSettings, outcome: Outcome, console: Console) -> None:
     """Print the table and, with ``out``, write the summaries, plots and ``summary.html``."""
     records = outcome.records
     summaries = summarize(records, achievable=achievable_interval)
-    console.print(console_table(summaries, settings["title"]))
+    console.print(console_table(summaries, settings.title))
     failed = sum(s.failed_steps for s in summaries)
     if failed:
         errors = next(r["errors"][0] for r in records if r["errors"])
@@ -73,16 +74,16 @@ def report(settings: dict[str, Any], outcome: Outcome, console: Console) -> None
     print_failures(outcome, console)
     for line in backend_notes(records):
         console.print(f"[yellow]{escape(line)}[/]", highlight=False)
-    if settings["out"]:
+    if settings.out:
         _write_folder(settings, outcome, summaries, console)
 
 
 def _write_folder(
-    settings: dict[str, Any], outcome: Outcome, summaries: list, console: Console
+    settings: RunSettings, outcome: Outcome, summaries: list, console: Console
 ) -> None:
     """Write summary.md, summary.csv, the plots and summary.html into the output folder."""
-    out, records = Path(settings["out"]), outcome.records
-    text = markdown_report(summaries, records, settings["title"]).rstrip("\n") + "\n"
+    out, records = Path(settings.out), outcome.records
+    text = markdown_report(summaries, records, settings.title).rstrip("\n") + "\n"
     notes = backend_notes(records)
     if notes:
         text += "\n## Backend notes\n\n" + "\n".join(f"- {line}" for line in notes) + "\n"
@@ -109,7 +110,7 @@ def _write_folder(
     for name, _, png in images:
         write_atomic(out / name, png)
     page = summary_page(
-        settings["title"], summaries, records, outcome.failed, outcome.transcripts, images
+        settings.title, summaries, records, outcome.failed, outcome.transcripts, images
     )
     for name in names[2::3]:
         write_summary_html(out / name, page)
@@ -120,10 +121,10 @@ def _write_folder(
 
 
 def _plots(
-    settings: dict[str, Any], summaries: list, records: list, console: Console
+    settings: RunSettings, summaries: list, records: list, console: Console
 ) -> list[tuple[str, str, bytes]]:
     """The plots as ``(file name, title, PNG)``; none without matplotlib or with --no-plots."""
-    if not settings["plots"]:
+    if not settings.plots:
         return []
     if importlib.util.find_spec("matplotlib") is None:
         console.print("No plots: matplotlib is missing (pip install 'mage-metarl[plots]').")

@@ -75,7 +75,7 @@ def plan_trials(
     repeats: int = 1,
     seed: int = 0,
     env_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
-    trial: TrialConfig | Mapping[str, Any] | None = None,
+    trial: TrialConfig | None = None,
     agent_settings: Mapping[str, Any] | None = None,
 ) -> TrialPlans:
     """Plan every trial of an evaluation, in a fixed order, each plan made when it is read.
@@ -90,7 +90,7 @@ def plan_trials(
             seed and repeat (:func:`~mage_agents.rollout.agent_seed`), so a trial id always
             stands for the same trial.
         env_kwargs: Per env id, extra keyword arguments for the env.
-        trial: How every trial runs (a ``TrialConfig`` or a mapping of its settings).
+        trial: How every trial runs (``None``: ``TrialConfig()``).
         agent_settings: The agent's settings that change how it plays (sampling, ...); like the
             env and trial settings they are hashed into the trial ids, so changing one never
             resumes from trials played with the old value.
@@ -101,25 +101,24 @@ def plan_trials(
         ([(0, 0), (0, 1), (1, 0), (1, 1)], 10000000000000)
     """
     pairs = [(env_id, opponent) for env_id in env_ids for opponent in opponents]
-    planners = trial_planners(agent, pairs, env_kwargs, trial, agent_settings)
+    planners = trial_planners(agent, pairs, env_kwargs, trial or TrialConfig(), agent_settings)
     return TrialPlans(planners, seed, tasks, repeats)
 
 
 def trial_planners(
     agent: str,
     pairs: Sequence[tuple[str, str | None]],
-    env_kwargs: Mapping[str, Mapping[str, Any]] | None = None,
-    trial: TrialConfig | Mapping[str, Any] | None = None,
+    env_kwargs: Mapping[str, Mapping[str, Any]] | None,
+    trial: TrialConfig,
     agent_settings: Mapping[str, Any] | None = None,
 ) -> list[TrialPlanner]:
-    """One planner per (env id, opponent) pair, in order (see :func:`plan_trials`)."""
-    config = trial if isinstance(trial, TrialConfig) else TrialConfig.from_mapping(trial or {})
+    """One planner per (env id, opponent) pair, in order, each with ``trial`` (see plan_trials)."""
     return [
         TrialPlanner(
             env_id,
             opponent,
             dict((env_kwargs or {}).get(env_id, {})),
-            config,
+            trial,
             agent=agent,
             agent_settings=agent_settings,
         )

@@ -147,7 +147,7 @@ class TrialPlanner:
         env_id: The env to play.
         opponent: The opponent spec (a name or a population preset), or ``None``.
         env_kwargs: Extra keyword arguments for the env.
-        trial: The trial settings (a ``TrialConfig``, or a mapping of its settings).
+        trial: The trial settings.
         agent: The agent's name: trial ids are then the runner's,
             ``agent|env|opponent|n<N>|<digest>|task<seed>|r<repeat>``, whose digest covers the
             env, trial and ``agent_settings``. Without it a trial id is its group id, the stream
@@ -157,21 +157,22 @@ class TrialPlanner:
         scope: The groups' scope (:func:`group_id`).
 
     Raises:
-        ValueError: For a trial mapping with an unknown setting, or a negative stream entry.
+        TypeError: For trial settings that are no ``TrialConfig``.
+        ValueError: For a negative stream entry.
     """
 
     env_id: str
     opponent: str | None = None
     env_kwargs: Mapping[str, Any] = field(default_factory=dict)
-    trial: TrialConfig | Mapping[str, Any] = field(default_factory=TrialConfig)
+    trial: TrialConfig = field(default_factory=TrialConfig)
     agent: str | None = None
     agent_settings: Mapping[str, Any] | None = None
     stream: tuple[int, ...] = ()
     scope: str = ""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.trial, TrialConfig):
-            object.__setattr__(self, "trial", TrialConfig.from_mapping(self.trial))
+        if not isinstance(self.trial, TrialConfig):  # made once, by whoever read the settings
+            raise TypeError(f"A planner's trial is a TrialConfig, not {self.trial!r}.")
         object.__setattr__(self, "env_kwargs", dict(self.env_kwargs))
         object.__setattr__(self, "stream", tuple(int(s) for s in self.stream))
         if any(s < 0 for s in self.stream):
@@ -356,11 +357,13 @@ def plan_groups(
     """
     if group_size < 1:
         raise ValueError("group_size must be at least 1.")
+    if not isinstance(trial, TrialConfig):
+        trial = TrialConfig.from_mapping(trial or {})
     planner = TrialPlanner(
         env_id,
         opponent,
         env_kwargs or {},
-        TrialConfig() if trial is None else trial,
+        trial,
         stream=() if seed is None else (int(seed),),
     )
     plans, seen = [], set()
