@@ -176,3 +176,9 @@ def test_every_info_carries_the_inner_observation_without_header_or_memory():
     assert obs.endswith(info["inner_observation"]) and not info["inner_observation"].startswith(
         "Attempt"
     )
+
+
+def test_gym_make_rebuilds_a_trial_from_its_spec_with_the_same_settings():
+    trial = make_trial("mage/KuhnPoker-v0", num_episodes=2, memory="history_only")
+    again = gym.make(trial.spec)  # the wrapper's keywords are recorded in the spec
+    assert again.config == trial.config and again.reset(seed=1) == trial.reset(seed=1)

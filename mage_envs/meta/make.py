@@ -25,7 +25,7 @@ _WRAPPER_SETTINGS = (TrialConfig.field_names() | TextConversion.field_names() | 
     "learner",
     "opponents",
 }
-"""What ``make_trial`` gives the wrapper: its configs' fields, but PettingZoo's ``learner`` and
+"""What ``make_trial`` gives the wrapper: its configs' fields except PettingZoo's ``learner`` and
 ``opponents`` (a registered id is a Gymnasium env, which takes its opponent when it is made)."""
 
 
