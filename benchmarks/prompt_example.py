@@ -57,7 +57,7 @@ def decisions(deals: int) -> list[tuple[str, str, dict[str, Any]]]:
     found = []
     for seat, kind in (("first", "check/bet"), ("second", "fold/call")):
         for seed in range(deals):
-            env = make_trial("mage/KuhnPoker-v0", 1, opponent="aggressive", seat=seat)
+            env = make_trial("mage/KuhnPoker-v0", num_episodes=1, opponent="aggressive", seat=seat)
             observation, info = env.reset(seed=seed)
             found.append((kind, observation, info))
     return found

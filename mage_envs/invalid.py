@@ -16,7 +16,18 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["InvalidAnswerRule", "InvalidStreak", "did_not_name", "feedback_of"]
+__all__ = [
+    "INVALID_ANSWER_SETTINGS",
+    "InvalidAnswerRule",
+    "InvalidStreak",
+    "did_not_name",
+    "feedback_of",
+]
+
+INVALID_ANSWER_SETTINGS = ("invalid_action_penalty", "max_invalid_actions")
+"""The rule's settings, as envs take them. A text env declares those its constructor takes in
+``metadata["invalid_answer_settings"]``: :func:`~mage_envs.meta.make_trial` gives them to
+``gym.make`` there, and to the wrapper (which converts the env to text) elsewhere."""
 
 
 def did_not_name(legal: Sequence[str], answer_format: str = "") -> str:

@@ -93,3 +93,41 @@ def test_make_trial_builds_the_env_once_with_its_invalid_answer_rules(monkeypatc
     assert env.unwrapped.invalid_rule == InvalidAnswerRule(0.5, 2)
     again = make_trial("mage/KuhnPoker-v0")  # the id was checked once: no checker layer now
     assert "PassiveEnvChecker" not in str(again.env)
+
+
+@pytest.mark.parametrize("env_id", sorted(mage_envs.ENV_IDS))
+def test_each_env_declares_exactly_the_rule_settings_its_constructor_takes(env_id):
+    from mage_envs.invalid import INVALID_ANSWER_SETTINGS
+
+    env = gym.make(env_id, disable_env_checker=True)
+    declared = env.unwrapped.metadata["invalid_answer_settings"]
+    for name in INVALID_ANSWER_SETTINGS:
+        if name in declared:
+            gym.make(env_id, disable_env_checker=True, **{name: 1})
+        else:
+            with pytest.raises(TypeError, match=name):
+                gym.make(env_id, disable_env_checker=True, **{name: 1})
+
+
+class _PlainTextEnv(gym.Env):
+    """A text env that takes a penalty but does not declare it."""
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, invalid_action_penalty: float = 0.0):
+        from mage_envs.text import text_space
+
+        self.observation_space = self.action_space = text_space()
+
+
+def test_make_trial_gives_the_rule_settings_to_an_env_only_where_it_declares_them():
+    from mage_envs import make_trial
+
+    gym.register(id="test/PlainText-v0", entry_point=_PlainTextEnv)
+    try:
+        with pytest.raises(
+            ValueError, match=r"already text.*metadata\['invalid_answer_settings'\]"
+        ):
+            make_trial("test/PlainText-v0", invalid_action_penalty=0.5)
+    finally:
+        del gym.registry["test/PlainText-v0"]

@@ -22,6 +22,16 @@ def test_a_trial_plays_through_the_move_tool_and_owns_its_reward():
     assert env.move("bet") == "The trial is over: no more moves."
 
 
+def test_a_ready_trial_config_keeps_its_episodes_unless_num_episodes_is_given():
+    from mage_envs.meta import TrialConfig
+
+    config = TrialConfig(num_episodes=3, stop_on_success=True)
+    assert TrialEnvironment("mage/KuhnPoker-v0")._env.num_episodes == 1
+    assert TrialEnvironment("mage/KuhnPoker-v0", config=config)._env.num_episodes == 3  # was 1
+    given = TrialEnvironment("mage/KuhnPoker-v0", num_episodes=2, config=config)._env.config
+    assert (given.num_episodes, given.stop_on_success) == (2, True)
+
+
 def test_bad_settings_fail_when_the_factory_is_made():
     with pytest.raises(Exception, match="NoSuchGame"):
         trial_environment("mage/NoSuchGame-v0")

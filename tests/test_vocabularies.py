@@ -40,16 +40,32 @@ def test_a_keyword_beside_a_ready_config_changes_that_setting_only():
     trial = make_trial("mage/KuhnPoker-v0", config=config, memory="history_only")
     assert trial.num_episodes == 5
     # a keyword given is kept even when it is the default value
-    assert MetaEpisodeWrapper(gym.make("FrozenLake-v1"), 3, config=config).num_episodes == 3
+    assert (
+        MetaEpisodeWrapper(gym.make("FrozenLake-v1"), num_episodes=3, config=config).num_episodes
+        == 3
+    )
 
 
-def test_the_wrapper_signature_is_the_settings_of_its_two_configs():
+def test_the_wrapper_keywords_are_the_settings_of_its_two_configs():
     import inspect
+    import re
 
     from mage_envs.meta import TextConversion
 
-    names = set(inspect.signature(MetaEpisodeWrapper).parameters) - {"env", "config", "conversion"}
-    assert names == TrialConfig.field_names() | TextConversion.field_names()
+    # spelled once: the signature names only the configs; the fields come from the dataclasses
+    assert list(inspect.signature(MetaEpisodeWrapper).parameters) == [
+        "env",
+        "config",
+        "conversion",
+        "settings",
+    ]
+    with pytest.raises(TypeError) as error:
+        MetaEpisodeWrapper(gym.make("FrozenLake-v1"), episodes=3)
+    trial, text = re.search(
+        r"fields: (.*) \(TrialConfig\); (.*) \(TextConversion\)", str(error.value)
+    ).groups()
+    assert set(trial.split(", ")) == TrialConfig.field_names()
+    assert set(text.split(", ")) == TextConversion.field_names()
 
 
 def outcomes_only(attempt):

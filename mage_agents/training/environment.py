@@ -113,7 +113,8 @@ class TrialEnvironment(ToolTrial):
 
     Args:
         env_id: A registered Gymnasium id, e.g. ``"mage/KuhnPoker-v0"``.
-        num_episodes: Episodes per trial (1: plain episodes).
+        num_episodes: Episodes per trial (default 1, plain episodes; or ``config``'s, when a
+            ``config=`` is among ``trial_kwargs``).
         unfinished_penalty: Added to the reward of a rollout that stopped calling ``move``
             before the trial ended (otherwise a model that never plays would score 0, which
             beats losing).
@@ -127,12 +128,14 @@ class TrialEnvironment(ToolTrial):
     def __init__(
         self,
         env_id: str,
-        num_episodes: int = 1,
+        num_episodes: int | None = None,
         unfinished_penalty: float = -1.0,
         **trial_kwargs: Any,
     ) -> None:
         super().__init__(unfinished_penalty)
-        self._env = mage_envs.make_trial(env_id, num_episodes=num_episodes, **trial_kwargs)
+        if num_episodes is not None or "config" not in trial_kwargs:  # a config's N stands
+            trial_kwargs["num_episodes"] = 1 if num_episodes is None else num_episodes
+        self._env = mage_envs.make_trial(env_id, **trial_kwargs)
 
     def _start(self, seed: int | None) -> str:
         observation, _ = self._env.reset(seed=seed)

@@ -35,7 +35,12 @@ import pyspiel
 from mage_envs.games.seeding import SeededGenerator
 from mage_envs.games.text_game import TextGame
 from mage_envs.games.views import View, ViewCache
-from mage_envs.invalid import InvalidAnswerRule, InvalidStreak, did_not_name
+from mage_envs.invalid import (
+    INVALID_ANSWER_SETTINGS,
+    InvalidAnswerRule,
+    InvalidStreak,
+    did_not_name,
+)
 from mage_envs.opponents import Opponent, Population, SeatView, as_population
 from mage_envs.opponents.text_opponent import OpponentForfeit, PageReader, reads_page
 from mage_envs.parsing import parse_action
@@ -95,6 +100,7 @@ class OpenSpielTextEnv(gym.Env[str, str]):
         "render_modes": ["ansi", "human"],
         "render_fps": 4,
         "reset_options": ("seat", "keep_opponent", "episode"),
+        "invalid_answer_settings": INVALID_ANSWER_SETTINGS,
     }
     text_game_class: ClassVar[type[TextGame] | None] = None
     """The game of a subclass: its :class:`TextGame`, built with no arguments."""

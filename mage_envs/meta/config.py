@@ -25,35 +25,7 @@ __all__ = [
     "BOOLEAN_SETTINGS",
     "MAX_OBSERVATION_CHARS",
     "TrialConfig",
-    "UNSET",
-    "given",
 ]
-
-
-class _Unset:
-    """The type of :data:`UNSET`."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-    def __reduce__(self) -> str:
-        return "UNSET"  # pickles as this module's one instance
-
-
-UNSET: Any = _Unset()
-"""The default of a setting not given (a keyword's default must not pass for a choice)."""
-
-
-def given(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the settings that were given: those whose value is not :data:`UNSET`.
-
-    Example:
-        >>> given({"num_episodes": UNSET, "memory": "history_only"})
-        {'memory': 'history_only'}
-    """
-    return {k: v for k, v in settings.items() if v is not UNSET}
 
 
 SEAT_ROTATIONS = (None, "episode", "trial")
@@ -82,20 +54,26 @@ class TrialConfig:
     Attributes:
         num_episodes: Episodes per trial (N). LaMer and MAGE used 3.
         same_task: True (as LaMer and MAGE): every episode restarts from the same initial state,
-            by replaying the trial's reset seed. False: a new seed per episode, same opponent.
+            by replaying the trial's reset seed (same Kuhn deal, same board). False: a new seed
+            per episode (fresh task), with the same opponent.
         stop_on_success: End the trial at the first successful episode, as LaMer's and MAGE's
-            rollouts do in training and evaluation alike
-            (:data:`~mage_envs.meta.presets.PAPER_TRIAL_SETTINGS` sets it); default False: all N
-            episodes are played, so returns after a success are seen too.
-        reflection: Ask for a reflection after every non-final episode.
+            rollouts do in training and evaluation alike (their ``metarl_rollout_loop``;
+            :data:`~mage_envs.meta.presets.PAPER_TRIAL_SETTINGS` sets it). Default False: all N
+            episodes are played, so that returns after a success (keeping it up) are seen too.
+            pass@k is the same either way.
+        reflection: Ask for a reflection after every non-final episode (as LaMer and MAGE).
         memory: What earlier episodes leave in later observations: a name in
-            :data:`~mage_envs.meta.memory.MEMORY_MODES`.
+            :data:`~mage_envs.meta.memory.MEMORY_MODES`: ``"reflection_only"`` (LaMer's
+            format), ``"history_only"``, ``"history_and_reflection"`` or one registered.
         max_reflection_chars: Stored reflections are cut to this length (2000, as LaMer).
         max_history_chars: Each earlier episode's history in memory is cut to this length.
-        history_steps: Past steps of the current episode shown above its observation.
+        history_steps: Past steps of the current episode shown above its observation (0: the
+            suite's envs already show the game so far; verl-agent shows a few).
         seat_rotation: ``None`` (the env's own seat), ``"episode"`` (alternate within a trial,
-            first seat drawn from the seed) or ``"trial"`` (one seat per trial, drawn).
-        success_fn: ``f(episode_return, final_info) -> bool`` (``None``: ``default_success``).
+            first seat drawn from the seed) or ``"trial"`` (one seat per trial, drawn from the
+            seed; MAGE mixed seats in tic-tac-toe training, and evaluated first).
+        success_fn: ``f(episode_return, final_info) -> bool`` (``None``:
+            :func:`~mage_envs.meta.wrapper.default_success`).
         templates: Every text the wrapper adds (cleaned to the charset once, here), or a preset
             name in :data:`~mage_envs.meta.presets.TEMPLATE_PRESETS`: ``"default"`` (ours),
             ``"lamer"`` / ``"mage"`` (the paper's published pages, kept as a name until
@@ -105,7 +83,8 @@ class TrialConfig:
             ``{"final_observation": "End of the attempt."}``.
         reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
         pass_options: Whether the inner env takes ``reset(options={"seat", "keep_opponent"})``;
-            ``None``: what the env declares in ``metadata["reset_options"]``.
+            ``None``: what the env declares in ``metadata["reset_options"]`` (the suite's games
+            and PettingZoo envs do; a plain env may reject options).
         max_observation_chars: Bound on an observation; the oldest memory is cut to fit.
 
     Raises:
@@ -201,7 +180,7 @@ class TrialConfig:
 
     @classmethod
     def field_names(cls) -> frozenset[str]:
-        """Return the setting names (what ``MetaEpisodeWrapper(**settings)`` routes here)."""
+        """Return the setting names (the keywords ``MetaEpisodeWrapper`` forwards here)."""
         return frozenset(f.name for f in fields(cls))
 
     @classmethod

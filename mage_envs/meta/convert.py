@@ -29,13 +29,17 @@ class TextConversion:
 
     Attributes:
         learner: PettingZoo only: the learner's agent id (default: the first agent).
-        opponents: PettingZoo only: who plays the other agents (see
+        opponents: PettingZoo only: who plays the other agents: ``None`` (random legal moves),
+            one policy for every other agent, a dict agent id -> policy, a ``Population`` (one
+            member per trial) or an opponent or preset name (see
             :class:`~mage_envs.meta.PettingZooTextEnv`).
         adapter: A :class:`~mage_envs.meta.TextAdapter` for non-text envs (default: built from
             the spaces, with known action names).
         invalid_action_penalty: For converted envs: penalty of an invalid answer (default 0).
+            A text env applies its own rules, so setting this for one raises: set it where the
+            env is made.
         max_invalid_actions: For converted envs: invalid answers in a row that truncate the
-            episode (default 5).
+            episode (default 5). A text env raises, as above.
     """
 
     learner: str | None = None
@@ -46,7 +50,7 @@ class TextConversion:
 
     @classmethod
     def field_names(cls) -> frozenset[str]:
-        """Return the setting names (what ``MetaEpisodeWrapper(**settings)`` routes here)."""
+        """Return the setting names (the keywords ``MetaEpisodeWrapper`` forwards here)."""
         return frozenset(f.name for f in fields(cls))
 
     def apply(self, env: Any) -> gym.Env:
@@ -77,7 +81,7 @@ class TextConversion:
                     f"{' and '.join(given)}: only for envs the wrapper converts to text. This env "
                     f"is already text and applies its own invalid-answer rules: set them where it "
                     f"is made, e.g. gym.make(id, invalid_action_penalty=...) (make_trial does that "
-                    f"for the settings the env takes)."
+                    f"for the settings the env declares in metadata['invalid_answer_settings'])."
                 )
             return env
         return TextWrapper(env, adapter=self.adapter, **self._rule())

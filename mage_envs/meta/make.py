@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import functools
 import importlib
-import inspect
 from typing import Any
 
 import gymnasium as gym
@@ -16,28 +14,30 @@ from gymnasium.envs.registration import (
     parse_env_id,
 )
 
-from mage_envs.meta.config import UNSET, TrialConfig
+from mage_envs.invalid import INVALID_ANSWER_SETTINGS
+from mage_envs.meta.config import TrialConfig
 from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.wrapper import MetaEpisodeWrapper
 
 __all__ = ["make_trial"]
 
-_ENV_RULES = ("invalid_action_penalty", "max_invalid_actions")
-
-_WRAPPER_ARGS = (TrialConfig.field_names() | TextConversion.field_names() | {"config"}) - {
+_WRAPPER_SETTINGS = (TrialConfig.field_names() | TextConversion.field_names() | {"config"}) - {
     "learner",
     "opponents",
 }
+"""What ``make_trial`` gives the wrapper: its configs' fields except PettingZoo's ``learner`` and
+``opponents`` (a registered id is a Gymnasium env, which takes its opponent when it is made)."""
 
 
-def make_trial(env_id: str, num_episodes: int = UNSET, **kwargs: Any) -> MetaEpisodeWrapper:
+def make_trial(env_id: str, **kwargs: Any) -> MetaEpisodeWrapper:
     """Make ``env_id`` with ``gym.make`` and wrap it in a :class:`MetaEpisodeWrapper`.
 
-    Keyword arguments that :class:`MetaEpisodeWrapper` takes (``same_task``, ``memory``,
-    ``config``, ...) go to the wrapper; all others (``opponent``, ``seat``, ``reward_scale``, ...)
-    go to ``gym.make``. ``num_episodes`` is 3 unless a ``config`` given says otherwise.
-    ``invalid_action_penalty`` and ``max_invalid_actions`` go to ``gym.make`` where the env takes
-    them (the suite's envs do), else to the wrapper.
+    Keyword arguments that are fields of :class:`~mage_envs.meta.config.TrialConfig` or
+    :class:`~mage_envs.meta.convert.TextConversion` (``num_episodes``, ``same_task``,
+    ``memory``, ...) and ``config`` go to the wrapper; all others (``opponent``, ``seat``,
+    ``reward_scale``, ...) go to ``gym.make``. ``invalid_action_penalty`` and
+    ``max_invalid_actions`` go to ``gym.make`` where the env declares them in
+    ``metadata["invalid_answer_settings"]`` (the suite's envs do), else to the wrapper.
 
     Example:
         >>> import mage_envs
@@ -46,13 +46,14 @@ def make_trial(env_id: str, num_episodes: int = UNSET, **kwargs: Any) -> MetaEpi
         >>> obs.splitlines()[0], info["opponent"]
         ('Attempt 1 of 3.', 'random')
     """
-    wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_ARGS}
+    wrapper_kwargs = {k: kwargs.pop(k) for k in list(kwargs) if k in _WRAPPER_SETTINGS}
     # The suite's text envs apply their own invalid-answer rules: these settings are theirs.
     # Decided from the registered creator, before the env is built (once).
     spec = _registered_spec(env_id)
     entry = spec.entry_point  # a "module:attr" string, or the creator itself
     creator = entry if callable(entry) else load_env_creator(entry)
-    taken = [k for k in _ENV_RULES if k in wrapper_kwargs and _takes(creator, k)]
+    declared = (getattr(creator, "metadata", None) or {}).get("invalid_answer_settings", ())
+    taken = [k for k in INVALID_ANSWER_SETTINGS if k in wrapper_kwargs and k in declared]
     kwargs.update({k: wrapper_kwargs.pop(k) for k in taken})
     ours = getattr(creator, "__module__", "").startswith("mage_envs.")
     if ours and spec.id in _CHECKED:
@@ -60,7 +61,7 @@ def make_trial(env_id: str, num_episodes: int = UNSET, **kwargs: Any) -> MetaEpi
     env = gym.make(env_id, **kwargs)
     if ours:
         _CHECKED.add(spec.id)
-    return MetaEpisodeWrapper(env, num_episodes, **wrapper_kwargs)
+    return MetaEpisodeWrapper(env, **wrapper_kwargs)
 
 
 _CHECKED: set[str] = set()
@@ -82,16 +83,3 @@ def _registered_spec(env_id: str) -> EnvSpec:
     if version is None:  # gym.make takes the highest version (and warns)
         version = find_highest_version(namespace, base)
     return gym.spec(get_env_id(namespace, base, version))
-
-
-@functools.cache  # inspect.signature costs more than building a small env
-def _takes(creator: Any, name: str) -> bool:
-    """Whether ``creator`` takes keyword ``name``, following ``**kwargs`` up to the base classes."""
-    inits = [c.__dict__["__init__"] for c in inspect.getmro(creator) if "__init__" in c.__dict__]
-    for function in inits if isinstance(creator, type) else [creator]:
-        parameters = inspect.signature(function).parameters
-        if name in parameters:
-            return True
-        if not any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters.values()):
-            return False
-    return False

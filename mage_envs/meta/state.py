@@ -1,13 +1,20 @@
-"""Everything one trial changes, in one object the wrapper makes at each ``reset``."""
+"""A trial's state: what one trial changes, made at each ``reset``, and the draws that start it.
+
+:class:`TrialState` holds everything a trial changes (the wrapper keeps only its settings);
+:func:`draw_episodes` draws each episode's reset seed and seat from the trial's generator.
+"""
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from typing import Any
 
+from mage_envs.meta.config import TrialConfig
 from mage_envs.meta.memory import EpisodeRecord
+from mage_envs.seeds import draw_seed
 
-__all__ = ["TrialState"]
+__all__ = ["LazyRandom", "TrialState", "draw_episodes"]
 
 
 @dataclass
@@ -45,3 +52,50 @@ class TrialState:
     first_observation: str | None = None
     layout: Any = None
     ground_truth: list[dict[str, Any]] = field(default_factory=list)
+
+
+def draw_episodes(
+    config: TrialConfig, seed: int | None, rng: LazyRandom
+) -> tuple[list[int], list[str | None]]:
+    """Return the reset seed and the seat of each episode of a trial, in the trial's draw order.
+
+    Args:
+        config: The trial's settings (``num_episodes``, ``same_task``, ``seat_rotation``).
+        seed: The trial's seed; with ``same_task`` it is every episode's seed (trial ``s``
+            replays what ``env.reset(seed=s)`` deals).
+        rng: The wrapper's generator (seeded with ``seed`` when one is given).
+
+    Example:
+        >>> draw_episodes(TrialConfig(num_episodes=2), 7, LazyRandom(7))
+        ([7, 7], [None, None])
+    """
+    count = config.num_episodes
+    if config.same_task:
+        seeds = [seed if seed is not None else draw_seed(rng)] * count
+    else:
+        seeds = [draw_seed(rng) for _ in range(count)]
+    if config.seat_rotation is None:
+        return seeds, [None] * count
+    first = rng.getrandbits(1)
+    if config.seat_rotation == "trial":
+        return seeds, [("first", "second")[first]] * count
+    return seeds, [("first", "second")[(first + k) % 2] for k in range(count)]
+
+
+class LazyRandom:
+    """``random.Random(seed)``, seeded at its first draw (the same stream, drawn or not).
+
+    Seeding costs as much as a few steps, and a seeded same-task trial with the env's own seat
+    draws nothing.
+    """
+
+    __slots__ = ("_seed", "_rng")
+
+    def __init__(self, seed: int | None) -> None:
+        self._seed, self._rng = seed, None
+
+    def getrandbits(self, k: int) -> int:
+        """Return ``k`` random bits, as ``random.Random(seed).getrandbits`` would."""
+        if self._rng is None:
+            self._rng = random.Random(self._seed)
+        return self._rng.getrandbits(k)

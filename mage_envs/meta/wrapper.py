@@ -14,24 +14,19 @@ Non-text envs are converted by a :class:`~mage_envs.meta.TextAdapter`; PettingZo
 
 from __future__ import annotations
 
-import random
 import warnings
-from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 import gymnasium as gym
 
-from mage_envs.meta.config import SEAT_ROTATIONS, UNSET, TrialConfig, given
+from mage_envs.meta.config import SEAT_ROTATIONS, TrialConfig
 from mage_envs.meta.convert import TextConversion
 from mage_envs.meta.memory import EpisodeRecord, Step, shown_action
 from mage_envs.meta.observations import ComposedLayout
 from mage_envs.meta.page import PageLayout
-from mage_envs.meta.state import TrialState
-from mage_envs.meta.templates import Templates
-from mage_envs.meta.text_adapter import TextAdapter
+from mage_envs.meta.state import LazyRandom, TrialState, draw_episodes
 from mage_envs.meta.trial import TrialResult
-from mage_envs.seeds import draw_seed
 from mage_envs.text import fit_text, text_space
 
 __all__ = ["MetaEpisodeWrapper", "SEAT_ROTATIONS", "default_success"]
@@ -52,57 +47,23 @@ def default_success(episode_return: float, info: dict[str, Any]) -> bool:
 class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstructorArgs):
     """Turns an env into trials of ``num_episodes`` episodes with reflections and memory.
 
-    The settings are those of :class:`~mage_envs.meta.config.TrialConfig` (how the trial runs)
-    and of :class:`~mage_envs.meta.convert.TextConversion` (how a non-text or PettingZoo env
-    becomes text), given one by one as below, or built beforehand and passed as ``config=`` and
-    ``conversion=``; a keyword given beside them changes that setting, one not given (its
-    default is :data:`~mage_envs.meta.config.UNSET`) keeps the config's.
+    The settings are the fields of two frozen dataclasses, which hold their defaults, their docs
+    and their checks: :class:`~mage_envs.meta.config.TrialConfig` (how the trial runs:
+    ``num_episodes``, ``same_task``, ``memory``, ...) and
+    :class:`~mage_envs.meta.convert.TextConversion` (how a non-text or PettingZoo env becomes
+    text: ``learner``, ``opponents``, ...). Give ready ones as ``config=`` / ``conversion=``, or
+    their fields as keywords; a keyword beside a ready config changes that setting only.
 
     Args:
         env: A Gymnasium env (text or not), or a PettingZoo AEC / parallel env.
-        num_episodes: Episodes per trial (N; 3 unless ``config`` says otherwise). LaMer and
-            MAGE used 3.
-        learner: PettingZoo only: the learner's agent id (default: the first agent).
-        opponents: PettingZoo only: ``None`` (random legal moves), one policy for every other
-            agent, a dict agent id -> policy, a ``Population`` (one member per trial) or an
-            opponent or preset name (see :mod:`mage_envs.meta.pettingzoo_env`).
-        same_task: True (default, as LaMer and MAGE): every episode restarts from the same initial
-            state, by replaying the trial's reset seed (same Kuhn deal, same board). False: a new
-            seed per episode (fresh task), with the same opponent.
-        stop_on_success: End the trial at the first successful episode. LaMer's and MAGE's
-            rollouts stop at the first win in training and in evaluation alike (their
-            ``metarl_rollout_loop``); :data:`~mage_envs.meta.presets.PAPER_TRIAL_SETTINGS` sets
-            it. Default False: all N episodes are played, so that returns after a success
-            (keeping it up) are seen too. pass@k is the same either way.
-        reflection: Ask for a reflection after every non-final episode (default True, as LaMer
-            and MAGE).
-        memory: ``"reflection_only"`` (default, LaMer's format), ``"history_only"`` or
-            ``"history_and_reflection"``: what earlier episodes leave in later observations.
-        max_reflection_chars: Stored reflections are cut to this length (2000, as LaMer).
-        max_history_chars: Each earlier episode's history in memory is cut to this length.
-        history_steps: Past steps of the current episode shown above its observation (default 0:
-            the suite's envs already show the game so far; verl-agent shows a few).
-        seat_rotation: ``None`` (default: the env's own seat), ``"episode"`` (alternate seats
-            within a trial, starting seat drawn from the seed) or ``"trial"`` (one seat per trial,
-            drawn from the seed; MAGE mixed seats in tic-tac-toe training, and evaluated first).
-        success_fn: ``f(episode_return, final_info) -> bool`` (default :func:`default_success`).
-        templates: The text templates (default :data:`~mage_envs.meta.templates.DEFAULT_TEMPLATES`),
-            or a preset name: ``"lamer"`` / ``"mage"`` (the published prompts of the env, see
-            :mod:`mage_envs.meta.presets`) or ``"default"``.
-        reflection_prompt: Shortcut to replace only ``templates.reflection_prompt``.
-        adapter: A :class:`~mage_envs.meta.TextAdapter` for non-text envs (default: built from
-            the spaces, with known action names).
-        invalid_action_penalty: For envs the wrapper converts to text (non-text and PettingZoo
-            envs): penalty of an invalid answer (default 0). A text env applies its own rules, so
-            setting this for one raises: set it where the env is made.
-        max_invalid_actions: For envs the wrapper converts to text: invalid answers in a row that
-            truncate the episode (default 5). A text env raises, as above.
-        pass_options: Whether the inner env takes ``reset(options={"seat", "keep_opponent"})``.
-            Default: what the env declares in ``metadata["reset_options"]`` (the suite's games and
-            PettingZoo envs do; a plain env may reject options).
-        max_observation_chars: Bound on an observation; the oldest memory is cut to fit.
-        config: A ready :class:`~mage_envs.meta.config.TrialConfig` (instead of its settings).
+        config: A ready :class:`~mage_envs.meta.config.TrialConfig` (default: its defaults).
         conversion: A ready :class:`~mage_envs.meta.convert.TextConversion`.
+        **settings: Fields of either, by name.
+
+    Raises:
+        TypeError: For a keyword that is neither's field (the message lists those that are), or
+            a ``config`` / ``conversion`` of another type.
+        ValueError: For a bad value (the dataclass's message names the setting).
 
     Example:
         >>> import gymnasium as gym
@@ -115,62 +76,15 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
     def __init__(
         self,
         env: Any,
-        num_episodes: int = UNSET,
         *,
-        same_task: bool = UNSET,
-        stop_on_success: bool = UNSET,
-        reflection: bool = UNSET,
-        memory: str = UNSET,
-        max_reflection_chars: int = UNSET,
-        max_history_chars: int = UNSET,
-        history_steps: int = UNSET,
-        seat_rotation: str | None = UNSET,
-        success_fn: Callable[[float, dict[str, Any]], bool] | None = UNSET,
-        templates: Templates | str | Mapping[str, Any] = UNSET,
-        reflection_prompt: str | None = UNSET,
-        pass_options: bool | None = UNSET,
-        max_observation_chars: int = UNSET,
-        learner: str | None = UNSET,
-        opponents: Any = UNSET,
-        adapter: TextAdapter | None = UNSET,
-        invalid_action_penalty: float | None = UNSET,
-        max_invalid_actions: int | None = UNSET,
         config: TrialConfig | None = None,
         conversion: TextConversion | None = None,
+        **settings: Any,
     ) -> None:
-        trial = given(
-            {
-                "num_episodes": num_episodes,
-                "same_task": same_task,
-                "stop_on_success": stop_on_success,
-                "reflection": reflection,
-                "memory": memory,
-                "max_reflection_chars": max_reflection_chars,
-                "max_history_chars": max_history_chars,
-                "history_steps": history_steps,
-                "seat_rotation": seat_rotation,
-                "success_fn": success_fn,
-                "templates": templates,
-                "reflection_prompt": reflection_prompt,
-                "pass_options": pass_options,
-                "max_observation_chars": max_observation_chars,
-            }
-        )
-        text = given(
-            {
-                "learner": learner,
-                "opponents": opponents,
-                "adapter": adapter,
-                "invalid_action_penalty": invalid_action_penalty,
-                "max_invalid_actions": max_invalid_actions,
-            }
-        )
         gym.utils.RecordConstructorArgs.__init__(
-            self, config=config, conversion=conversion, **trial, **text
+            self, config=config, conversion=conversion, **settings
         )
-        # A keyword given beside a ready config replaces that setting; one not given keeps it.
-        config = TrialConfig.from_mapping(trial, base=config)
-        conversion = replace(conversion or TextConversion(), **text)
+        config, conversion = _configs(config, conversion, settings)
         inner = conversion.apply(env)
         super().__init__(inner)
         self.config = config = config.for_env(inner)  # a preset name picks the env's prompts
@@ -191,7 +105,7 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         self._layout = ComposedLayout if self.templates.page is None else PageLayout
         self.observation_space = self._layout.space(config.max_observation_chars)
         self.action_space = text_space()
-        self._rng: _LazyRandom | None = None
+        self._rng: LazyRandom | None = None
         self._trial: TrialState | None = None
         self._warned_restart = False
 
@@ -212,18 +126,10 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
             options: Forwarded to every inner reset (merged with ``seat`` / ``keep_opponent``).
         """
         if seed is not None or self._rng is None:
-            # The stdlib generator, seeded at its first draw: a seeded same-task trial with the
-            # env's own seat draws nothing, and seeding costs as much as a few steps.
-            self._rng = _LazyRandom(seed)
-        count = self.config.num_episodes
-        if self.config.same_task:
-            # The trial's seed is the task's seed: trial s replays what env.reset(seed=s) deals.
-            task = seed if seed is not None else draw_seed(self._rng)
-            seeds = [task] * count
-        else:
-            seeds = [draw_seed(self._rng) for _ in range(count)]
+            self._rng = LazyRandom(seed)
+        seeds, seats = draw_episodes(self.config, seed, self._rng)
         layout = self._layout(self.config, self.env.unwrapped)
-        self._trial = TrialState(seeds, self._draw_seats(), dict(options or {}), layout=layout)
+        self._trial = TrialState(seeds, seats, dict(options or {}), layout=layout)
         return self._start_episode(0)
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -388,30 +294,6 @@ class MetaEpisodeWrapper(gym.Wrapper[str, str, str, str], gym.utils.RecordConstr
         }
         return {**trial.inner_info, **shown}
 
-    def _draw_seats(self) -> list[str | None]:
-        rotation, count = self.config.seat_rotation, self.config.num_episodes
-        if rotation is None:
-            return [None] * count
-        first = self._rng.getrandbits(1)
-        if rotation == "trial":
-            return [("first", "second")[first]] * count
-        return [("first", "second")[(first + k) % 2] for k in range(count)]
-
-
-class _LazyRandom:
-    """``random.Random(seed)``, seeded at its first draw (the same stream, drawn or not)."""
-
-    __slots__ = ("_seed", "_rng")
-
-    def __init__(self, seed: int | None) -> None:
-        self._seed, self._rng = seed, None
-
-    def getrandbits(self, k: int) -> int:
-        """Return ``k`` random bits, as ``random.Random(seed).getrandbits`` would."""
-        if self._rng is None:
-            self._rng = random.Random(self._seed)
-        return self._rng.getrandbits(k)
-
 
 TRIAL_RESET_OPTIONS = ("seat", "keep_opponent")
 """Reset options the wrapper passes to envs that declare them in ``metadata["reset_options"]``."""
@@ -427,3 +309,32 @@ def _accepts_options(env: gym.Env) -> bool:
 
 def _as_name(value: Any) -> str | None:
     return None if value is None else str(value)
+
+
+def _configs(
+    config: TrialConfig | None, conversion: TextConversion | None, settings: dict[str, Any]
+) -> tuple[TrialConfig, TextConversion]:
+    """Return the wrapper's two configs: those given, with the keywords given beside them."""
+    trial_names, text_names = TrialConfig.field_names(), TextConversion.field_names()
+    unknown = sorted(set(settings) - trial_names - text_names)
+    if unknown:
+        plural = "s" if len(unknown) > 1 else ""
+        raise TypeError(
+            f"MetaEpisodeWrapper got an unexpected keyword argument{plural} "
+            f"{', '.join(map(repr, unknown))}; it takes config=, conversion= and their fields: "
+            f"{', '.join(sorted(trial_names))} (TrialConfig); {', '.join(sorted(text_names))} "
+            f"(TextConversion)."
+        )
+    for name, value, kind in (
+        ("config", config, TrialConfig),
+        ("conversion", conversion, TextConversion),
+    ):
+        if value is not None and not isinstance(value, kind):
+            raise TypeError(f"{name} must be a {kind.__name__}, not {type(value).__name__}.")
+    # A ready config is used as it is (not rebuilt) unless a keyword changes one of its settings.
+    trial = {k: v for k, v in settings.items() if k in trial_names}
+    text = {k: v for k, v in settings.items() if k in text_names}
+    config = TrialConfig.from_mapping(trial, base=config)
+    if conversion is None:
+        return config, TextConversion(**text)
+    return config, replace(conversion, **text) if text else conversion

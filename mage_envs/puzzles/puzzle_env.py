@@ -29,7 +29,10 @@ class TextPuzzleEnv(gym.Env[str, str]):
             (prints it).
     """
 
-    metadata = {"render_modes": ["ansi", "human"]}
+    metadata = {
+        "render_modes": ["ansi", "human"],
+        "invalid_answer_settings": ("invalid_action_penalty",),  # no streak: max_steps ends it
+    }
     answer_unit: ClassVar[str] = "move"
     """What an answer is in the invalid-answer feedback: ``"move"``, or ``"answer"`` (several)."""
 
