@@ -4,17 +4,10 @@ MAGE trains against a population and evaluates on held-out opponents. A :class:`
 opponent specs (names or opponent objects) with weights; an env given a population draws one member
 at each ``reset(seed=...)`` from its seeded generator, so the same seed gives the same opponent.
 
-Presets (``PRESETS``):
-
-- ``mage-kuhn-train``: conservative 0.3, aggressive 0.3, balanced 0.4 (MAGE's training pool).
-- ``mage-kuhn-eval``: ``cfr-argmax`` (MAGE's evaluation opponent).
-- ``kuhn-nash``: ``cfr`` (sampled equilibrium play).
-- ``mage-ttt-train``: ``mcts-100`` 7/16, six preferred-order players 1/16 each, ``random`` 3/16:
-  what MAGE's training pool amounts to (its ``opponent_policy_pool`` of nine entries fills 8 of
-  its 128 rollout slots each and real MCTS the other 56; one entry, the list-form ``["mcts"]``,
-  plays random moves, a defect whose effect, not mechanism, we keep as random's third 1/16).
-- ``mage-ttt-eval``: ``mcts-100``.
-- ``mcts-1000``: ``mcts-1000`` (MAGE's out-of-domain opponent).
+A population registered with :func:`~mage_envs.opponents.registry.register_population` is a
+preset: its name works wherever an opponent name does. Each game's module registers its own
+(MAGE's pools: ``kuhn.py``, ``tic_tac_toe.py``); :data:`mage_envs.opponents.PRESETS` holds the
+suite's.
 """
 
 from __future__ import annotations
@@ -28,14 +21,9 @@ import numpy as np
 import pyspiel
 
 from mage_envs.opponents.base import Opponent
-from mage_envs.opponents.registry import (
-    make_opponent,
-    population_names,
-    register_population,
-    registered_population,
-)
+from mage_envs.opponents.registry import make_opponent, population_names, registered_population
 
-__all__ = ["Population", "PRESETS", "population_names", "as_population"]
+__all__ = ["Population", "population_names", "as_population"]
 
 Spec = str | Opponent
 
@@ -103,33 +91,6 @@ class Population:
             f"{n}: {w:.3g}" for n, w in zip(self.member_names(), self.weights, strict=True)
         )
         return f"Population({self.name!r}, {{{members}}})"
-
-
-_MAGE_ORDERS = (
-    "order-center",
-    "order-corners",
-    "order-edges",
-    "order-diagonal",
-    "order-anti-diagonal",
-    "order-reversed",
-)
-
-PRESETS: dict[str, Population] = {
-    "mage-kuhn-train": Population(
-        {"conservative": 0.3, "aggressive": 0.3, "balanced": 0.4}, "mage-kuhn-train"
-    ),
-    "mage-kuhn-eval": Population({"cfr-argmax": 1.0}, "mage-kuhn-eval"),
-    "kuhn-nash": Population({"cfr": 1.0}, "kuhn-nash"),
-    "mage-ttt-train": Population(
-        {"mcts-100": 7.0, **dict.fromkeys(_MAGE_ORDERS, 1.0), "random": 3.0}, "mage-ttt-train"
-    ),
-    "mage-ttt-eval": Population({"mcts-100": 1.0}, "mage-ttt-eval"),
-    "mcts-1000": Population({"mcts-1000": 1.0}, "mcts-1000"),
-}
-"""Preset name -> population (see the module docstring); each is registered as a preset name."""
-
-for _preset in PRESETS.values():
-    register_population(_preset)
 
 
 def as_population(spec: Spec | Population | None) -> Population:
