@@ -42,7 +42,7 @@ from mage_envs.opponents.base import (
     SeatView,
     is_perfect_information,
 )
-from mage_envs.opponents.population import Population, as_population
+from mage_envs.opponents.population import Population, as_population, populations_markdown
 from mage_envs.opponents.referee import MatchResult, play_match
 from mage_envs.opponents.registry import (
     OPPONENT_FAMILIES,
@@ -68,7 +68,8 @@ from mage_envs.opponents.text_opponent import (
 )
 
 for _module in pkgutil.iter_modules(__path__):  # a game's own module registers its opponents
-    importlib.import_module(f"{__name__}.{_module.name}")
+    if not _module.name.startswith("_"):  # not __main__, the tables' command line
+        importlib.import_module(f"{__name__}.{_module.name}")
 
 PRESETS = MappingProxyType(dict(POPULATIONS))
 """The suite's population presets (those its modules register), name -> :class:`Population`:
@@ -111,6 +112,7 @@ __all__ = [
     "opponents_markdown",
     "play_match",
     "population_names",
+    "populations_markdown",
     "register_opponent",
     "register_opponent_family",
     "register_opponent_scheme",

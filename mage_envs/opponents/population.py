@@ -16,14 +16,20 @@ import bisect
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 import numpy as np
 import pyspiel
 
 from mage_envs.opponents.base import Opponent
-from mage_envs.opponents.registry import make_opponent, population_names, registered_population
+from mage_envs.opponents.registry import (
+    POPULATIONS,
+    make_opponent,
+    population_names,
+    registered_population,
+)
 
-__all__ = ["Population", "population_names", "as_population"]
+__all__ = ["Population", "population_names", "populations_markdown", "as_population"]
 
 Spec = str | Opponent
 
@@ -107,3 +113,21 @@ def as_population(spec: Spec | Population | None) -> Population:
         return Population([("random", 1.0)], "random")
     name = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
     return Population([(spec, 1.0)], str(name))
+
+
+def populations_markdown() -> str:
+    """Return the table of registered presets that ``docs/opponents.md`` shows, in their order."""
+    rows = ["| preset | members |", "|---|---|"]
+    rows += [f"| `{name}` | {_members_in_words(p)} |" for name, p in POPULATIONS.items()]
+    return "\n".join(rows)
+
+
+def _members_in_words(population: Population) -> str:
+    """``a 0.3, b 0.7``; a weight as a fraction when that is shorter (``7/16``); a lone name."""
+    if len(population.specs) == 1:
+        return population.member_names()[0]
+    words = []
+    for name, weight in zip(population.member_names(), population.weights, strict=True):
+        decimal, fraction = f"{weight:.4g}", str(Fraction(weight).limit_denominator(1000))
+        words.append(f"{name} {min(decimal, fraction, key=len)}")
+    return ", ".join(words)

@@ -111,9 +111,9 @@ string naming it (imported at the first use)."""
 POPULATIONS: dict[str, Any] = {}
 """Preset name -> :class:`~mage_envs.opponents.Population` (:func:`register_population`)."""
 
-_REGISTERED_ABOVE = dict.fromkeys(("agent", "agent-memory", "league"), "baselines")
-"""Scheme -> the package above mage_envs whose import registers it (never imported from here):
-what the error for such a name, used before that import, tells the user to import."""
+_REGISTERED_ABOVE = dict.fromkeys(("agent", "agent-memory", "league"), "import baselines")
+"""Scheme -> the statement that registers it, in a layer above mage_envs (never run from here):
+what the error for such a name, used before that import, tells the user to run."""
 
 
 def register_opponent(
@@ -260,10 +260,10 @@ def _build(name: str, game: pyspiel.Game) -> Opponent:
             return family.builder(match, game)
     entry = OPPONENTS.get(name)
     if entry is None and colon and prefix in _REGISTERED_ABOVE:
-        package = _REGISTERED_ABOVE[prefix]
         raise ValueError(
-            f"Opponent {name!r}: the scheme '{prefix}:' is registered by `import {package}`, "
-            f"which has not run here; import {package} first (python -m baselines.run does)."
+            f"Opponent {name!r}: the scheme '{prefix}:' is registered by "
+            f"`{_REGISTERED_ABOVE[prefix]}`, which has not run here; run it first (python -m "
+            "baselines.run does)."
         )
     if entry is None:
         raise ValueError(
