@@ -102,6 +102,11 @@ def test_a_new_games_opponents_are_one_file_and_no_other_edit(tmp_path):
     assert names.stdout.split()[-1] in ("nim-greedy", "mcts-100")
     assert "| `nim-greedy` | Nim | empties the largest pile |" in table.stdout
     assert "| `nim-mix` | nim-greedy 0.5, mcts-100 0.5 |" in table.stdout
+    ruff = pytest.importorskip("ruff")  # the file passes the suite's lint and layout as it is
+    config = ("--config", str(PAGE.parents[1] / "pyproject.toml"), "--no-cache")
+    for command in (["check"], ["format", "--check"]):
+        file = str(copy / "opponents" / "nim.py")
+        subprocess.run([ruff.find_ruff_bin(), *command, *config, file], check=True)
 
 
 def test_a_new_opponent_appears_wherever_opponents_are_listed():
