@@ -74,9 +74,10 @@ def scratch_registries():
     from mage_agents.prompting import STRATEGIES
     from mage_envs.meta.memory import MEMORY_MODES
     from mage_envs.meta.presets import TEMPLATE_PRESETS
-    from mage_envs.opponents.registry import OPPONENTS, POPULATIONS
+    from mage_envs.opponents import registry
 
-    tables = [OPPONENTS, POPULATIONS, MEMORY_MODES, STRATEGIES, TEMPLATE_PRESETS, gym.registry]
+    tables = [registry.OPPONENTS, registry.OPPONENT_FAMILIES, registry.OPPONENT_SCHEMES]
+    tables += [registry.POPULATIONS, MEMORY_MODES, STRATEGIES, TEMPLATE_PRESETS, gym.registry]
     try:
         from mage_agents.advantages import ESTIMATORS
 

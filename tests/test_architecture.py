@@ -3,14 +3,23 @@
 import ast
 import pathlib
 import re
+import shutil
+import subprocess
 import sys
 
 import gymnasium as gym
+import pyspiel
 import pytest
 from gymnasium.utils.env_checker import check_env
 
+import mage_envs
 from mage_envs import make_trial
-from mage_envs.opponents import opponent_names, opponents_markdown
+from mage_envs.opponents import (
+    make_opponent,
+    opponent_names,
+    opponents_markdown,
+    populations_markdown,
+)
 
 PAGE = pathlib.Path(__file__).parent.parent / "docs" / "architecture.md"
 
@@ -23,10 +32,15 @@ def _forget_recipe_ids():
         gym.registry.pop(env_id, None)
 
 
+def snippet(title: str) -> str:
+    """The first Python snippet under ``### title``."""
+    section = PAGE.read_text().split(f"### {title}\n", 1)[1].split("\n### ", 1)[0]
+    return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+
+
 def recipe(title: str) -> dict:
     """Run the snippet under ``### title`` as a reader would; return its namespace."""
-    section = PAGE.read_text().split(f"### {title}\n", 1)[1].split("\n### ", 1)[0]
-    code = re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)
+    code = snippet(title)
     namespace: dict = {}
     exec(compile(code, str(PAGE), "exec"), namespace)
     return namespace
@@ -42,6 +56,58 @@ def test_a_new_game_is_a_full_env_of_the_suite():
     trial = make_trial("my/Nim-v0", num_episodes=2, opponent="mcts-100", seat_rotation="episode")
     obs, info = trial.reset(seed=0)
     assert obs.startswith("Attempt 1 of 2.") and info["legal_actions"]
+
+
+def test_a_new_games_opponents_play_it_and_are_listed(scratch_registries):
+    recipe("Add a two-player game")
+    recipe("Add a game's opponents")
+    nim, kuhn = pyspiel.load_game("nim"), pyspiel.load_game("kuhn_poker")
+    assert "nim-greedy" in opponent_names(nim) and "nim-greedy" not in opponent_names(kuhn)
+    assert "conservative" not in opponent_names(nim)
+    assert "| `nim-greedy` | Nim | empties the largest pile |" in opponents_markdown()
+    assert "| `nim-mix` | nim-greedy 0.5, mcts-100 0.5 |" in populations_markdown()
+    with pytest.raises(ValueError, match="'nim-greedy' cannot play kuhn_poker"):
+        make_opponent("nim-greedy", kuhn)
+    env = gym.make("my/Nim-v0", opponent="nim-greedy", seat="second")
+    obs, info = env.reset(seed=0)
+    assert "Piles: 1, 3, 5, 0." in obs  # it emptied the largest pile, the fourth (7 stones)
+    met = set()
+    for seed in range(8):
+        trial = make_trial("my/Nim-v0", num_episodes=1, opponent="nim-mix")
+        met.add(trial.reset(seed=seed)[1]["opponent"])
+    assert met == {"nim-greedy", "mcts-100"}
+
+
+def test_a_new_games_opponents_are_one_file_and_no_other_edit(tmp_path):
+    # A copy of the package with the recipe's file added, and nothing else changed: its names
+    # are everywhere the registry's are (the lists, the presets, the generated docs tables).
+    package = pathlib.Path(mage_envs.__file__).parent
+    copy = tmp_path / "mage_envs"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    (copy / "opponents" / "nim.py").write_text(snippet("Add a game's opponents"))
+    code = (
+        "import gymnasium as gym, pyspiel, mage_envs\n"
+        "from mage_envs.opponents import PRESETS, opponent_names\n"
+        f"assert mage_envs.__file__.startswith({str(tmp_path)!r})\n"
+        "print(opponent_names(pyspiel.load_game('nim')), sorted(PRESETS))\n"
+        "env = gym.make('mage/OpenSpiel-v0', game='nim', opponent='nim-mix')\n"
+        "print(env.reset(seed=1)[1]['opponent'])\n"
+    )
+    run = [sys.executable, "-c", code], [sys.executable, "-m", "mage_envs.opponents"]
+    env = {"PYTHONPATH": str(tmp_path), "PATH": "/usr/bin:/bin", "MAGE_CACHE_DIR": "off"}
+    names, table = (
+        subprocess.run(c, capture_output=True, text=True, check=True, cwd=tmp_path, env=env)
+        for c in run
+    )
+    assert "'nim-greedy', 'random']" in names.stdout and "'nim-mix'" in names.stdout
+    assert names.stdout.split()[-1] in ("nim-greedy", "mcts-100")
+    assert "| `nim-greedy` | Nim | empties the largest pile |" in table.stdout
+    assert "| `nim-mix` | nim-greedy 0.5, mcts-100 0.5 |" in table.stdout
+    ruff = pytest.importorskip("ruff")  # the file passes the suite's lint and layout as it is
+    config = ("--config", str(PAGE.parents[1] / "pyproject.toml"), "--no-cache")
+    for command in (["check"], ["format", "--check"]):
+        file = str(copy / "opponents" / "nim.py")
+        subprocess.run([ruff.find_ruff_bin(), *command, *config, file], check=True)
 
 
 def test_a_new_opponent_appears_wherever_opponents_are_listed():

@@ -14,8 +14,7 @@ import numpy as np
 import pyspiel
 
 from baselines import run
-from mage_envs.opponents import MCTSOpponent, SeatView, make_opponent
-from mage_envs.opponents.population import PRESETS
+from mage_envs.opponents import PRESETS, MCTSOpponent, SeatView, make_opponent
 
 TTT = pyspiel.load_game("tic_tac_toe")
 MAGE_PREFERRED = [  # the six orders of MAGE's pool, 0-indexed (row, col)

@@ -119,13 +119,17 @@ def test_referee_rejects_illegal_moves_and_bad_settings():
         play_match(TTT, "random", "random", 2, first_seat=2)
 
 
-def test_numpy_integer_seeds_replay_like_python_ints():
+@pytest.mark.parametrize("game", [KUHN, TTT])
+def test_numpy_integer_seeds_replay_like_python_ints(game):
     # Users seed from numpy arrays (np.arange, rng.integers); every opponent must accept them.
     import numpy as np
 
-    view = SeatView.from_state(TTT.new_initial_state(), 0)
-    for name in ("random", "biased-random", "order-rows", "perfect", "mcts-10"):
-        bot = make_opponent(name, TTT)
+    state = game.new_initial_state()
+    while state.is_chance_node():  # Kuhn: deal the first card of each outcome list
+        state.apply_action(state.legal_actions()[0])
+    view = SeatView.from_state(state, state.current_player())
+    for name in opponent_names(game):
+        bot = make_opponent(name, game)
         bot.reset(np.int64(7), 0)
         with_numpy = [bot.act(view) for _ in range(5)]
         bot.reset(7, 0)

@@ -31,19 +31,18 @@ def scratch_registry(scratch_registries):
     return scratch_registries
 
 
-def test_docs_table_is_the_registry_table():
+def test_docs_tables_are_generated_from_the_registry(tmp_path):
     # A fresh interpreter: other tests register opponents of their own.
-    code = "from mage_envs.opponents import opponents_markdown; print(opponents_markdown())"
-    table = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT
-    ).stdout.strip()
-    assert table in (ROOT / "docs" / "opponents.md").read_text()
-
-
-def test_docs_list_every_preset():
-    text = (ROOT / "docs" / "opponents.md").read_text()
-    for name in population_names():
-        assert f"| `{name}` |" in text
+    page = ROOT / "docs" / "opponents.md"
+    check = [sys.executable, "-m", "mage_envs.opponents", "--check"]
+    assert subprocess.run([*check, str(page)], capture_output=True, cwd=ROOT).returncode == 0
+    stale = tmp_path / "opponents.md"
+    stale.write_text(page.read_text().replace("| `perfect` |", "| `perfekt` |"))
+    run = subprocess.run([*check, str(stale)], capture_output=True, text=True, cwd=ROOT)
+    assert run.returncode == 1 and "--write" in run.stderr and len(run.stderr.splitlines()) == 1
+    write = [sys.executable, "-m", "mage_envs.opponents", "--write", str(stale)]
+    subprocess.run(write, check=True, cwd=ROOT)
+    assert stale.read_text() == page.read_text()
 
 
 def test_registry_does_not_import_populations():

@@ -8,6 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+import baselines  # noqa: F401  (registers the league: opponents the trainer plays)
 from mage_agents.rollout import TrialPlanner
 from mage_agents.training.league import League, draw_opponents, snapshot_name
 

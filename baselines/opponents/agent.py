@@ -1,10 +1,11 @@
 """``agent:SPEC`` opponents: any agent of :mod:`baselines.agents` playing the other seat.
 
-The opponent registry of mage_envs names this module as the builder of the ``agent`` and
-``agent-memory`` schemes (it never imports it: agents live above the envs). ``SPEC`` is an agent
-spec as ``--agent`` takes it: ``agent:random``, ``agent:local:PATH``, ``agent:openai:MODEL@URL``,
-``agent:tiny``, ``agent:python:MODULE:ATTR``. ``agent-memory:SPEC`` is the same agent shown its
-earlier games of the trial (:class:`~mage_envs.opponents.text_opponent.TextOpponent`).
+``import baselines`` registers this module as the builder of the ``agent`` and ``agent-memory``
+schemes of the opponent registry (mage_envs never imports it: agents live above the envs).
+``SPEC`` is an agent spec as ``--agent`` takes it: ``agent:random``, ``agent:local:PATH``,
+``agent:openai:MODEL@URL``, ``agent:tiny``, ``agent:python:MODULE:ATTR``.
+``agent-memory:SPEC`` is the same agent shown its earlier games of the trial
+(:class:`~mage_envs.opponents.text_opponent.TextOpponent`).
 
 Each spec's agent factory is built once per process, so every env (and every trial) that plays
 against ``agent:local:PATH`` shares one loaded model.

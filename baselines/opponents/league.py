@@ -1,7 +1,8 @@
 """``league:PATH`` opponents: a snapshot of a league of past selves playing the other seat.
 
-The opponent registry of mage_envs names this module as the builder of the ``league`` scheme
-(it never imports it), as it names :mod:`baselines.opponents.agent` for ``agent:``. Training
+``import baselines`` registers this module as the builder of the ``league`` scheme of the
+opponent registry (mage_envs never imports it), as :mod:`baselines.opponents.agent` for
+``agent:``. Training
 writes the snapshots (:mod:`mage_agents.training.league`); this loads one (full weights, or a
 LoRA adapter on its base) once per process and plays it greedily.
 """

@@ -11,7 +11,8 @@ and all trials of a group meet the same opponent, so the estimator compares them
 
 A snapshot is the opponent ``league:PATH``, built by
 :func:`baselines.opponents.league.league_opponent` through the
-opponent registry's schemes, as ``agent:local:PATH`` is: a
+opponent registry's schemes, as ``agent:local:PATH`` is (``import baselines`` registers both:
+a trainer with a league refuses to start without it, :func:`check_league_scheme`): a
 :class:`~mage_envs.opponents.text_opponent.TextOpponent` reading only its own seat, on one loaded
 model per snapshot shared by every trial (a snapshot that leaves the league is forgotten, so at
 most ``league_size`` are loaded). Its name, in ``info["opponent"]`` and in the trajectory, is
@@ -61,6 +62,7 @@ __all__ = [
     "SAMPLINGS",
     "League",
     "adapter_base",
+    "check_league_scheme",
     "draw_opponents",
     "league_plans",
     "save_snapshot",
@@ -89,6 +91,22 @@ def snapshot_name(spec: str) -> str:
         'league:step-20'
     """
     return f"{LEAGUE_SCHEME}:{Path(spec.partition(':')[2]).name}"
+
+
+def check_league_scheme() -> None:
+    """Refuse a league before training if nothing registered the ``league:`` opponents.
+
+    Raises:
+        ValueError: If the scheme is not registered (``import baselines`` registers it).
+    """
+    from mage_envs.opponents import OPPONENT_SCHEMES
+
+    if LEAGUE_SCHEME not in OPPONENT_SCHEMES:
+        raise ValueError(
+            f"league_every > 0 plays snapshots as {LEAGUE_SCHEME}:PATH opponents, which "
+            "`import baselines` registers; import baselines first (python -m baselines.run "
+            "train does)."
+        )
 
 
 @dataclass

@@ -37,7 +37,13 @@ from mage_agents.training.batch import TurnRow, turn_batch
 from mage_agents.training.config import MetaRLConfig
 from mage_agents.training.generation import TrainerBackend
 from mage_agents.training.generation_rounds import GenerationRounds, accelerator_exchange
-from mage_agents.training.league import League, adapter_base, league_plans, take_snapshot
+from mage_agents.training.league import (
+    League,
+    adapter_base,
+    check_league_scheme,
+    league_plans,
+    take_snapshot,
+)
 from mage_agents.training.legal import LegalMoveAgent, LegalMoveBackend
 from mage_agents.training.metrics import step_metrics, trial_record
 from mage_agents.training.policy_loss import SampledPolicyLoss
@@ -99,6 +105,8 @@ class MetaRLTrainer(ResumableState, SampledPolicyLoss, GRPOTrainer):
         if not isinstance(args, MetaRLConfig):
             raise TypeError(f"args must be a MetaRLConfig, not {type(args).__name__}.")
         check_trials(args)
+        if args.league_every:
+            check_league_scheme()
         if isinstance(model, Path):
             model = str(model)  # TRL takes a directory as a str only
         if isinstance(model, str) and not (Path(model) / "config.json").is_file():

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import pyspiel
 
-from mage_envs.opponents.base import PolicyOpponent, SeatView
+from mage_envs.opponents.base import PolicyOpponent, SeatView, is_perfect_information
+from mage_envs.opponents.registry import register_opponent
 
 __all__ = [
     "CFROpponent",
@@ -272,3 +273,27 @@ class CFROpponent(PolicyOpponent):
             return {a: float(a == best) for a in probs}
         total = sum(probs.values())
         return {a: p / total for a, p in probs.items()}
+
+
+def _is_solvable(game: pyspiel.Game) -> bool:
+    # Perfect-information games are left to MCTS and perfect play: their trees are usually too
+    # large for tabular CFR, and they need no mixed strategies.
+    return not solvability_problems(game) and not is_perfect_information(game)
+
+
+_ZERO_SUM = "two-player zero-sum imperfect-information (Kuhn, Leduc, ...)"
+register_opponent(
+    "cfr",
+    lambda game: CFROpponent(game, "sample"),
+    _is_solvable,
+    games=_ZERO_SUM,
+    description="samples CFR's average policy",
+)
+register_opponent(
+    "cfr-argmax",
+    lambda game: CFROpponent(game, "argmax"),
+    _is_solvable,
+    games=_ZERO_SUM,
+    description="plays the argmax of that policy (ties to the lowest action id): MAGE's "
+    "evaluation opponent",
+)

@@ -10,13 +10,23 @@ MAGE's training styles (the paper's wording, see ``docs/opponents.md`` for how w
 - ``aggressive``: always bets first; facing a bet, folds a Jack and calls otherwise.
 - ``balanced`` (``intermediate`` in MAGE's code): a King bets and calls, a Jack checks and folds,
   a Queen bets unless facing a bet (then it folds).
+
+Importing the module registers the styles by name and Kuhn poker's population presets:
+
+- ``mage-kuhn-train``: conservative 0.3, aggressive 0.3, balanced 0.4 (MAGE's training pool).
+- ``mage-kuhn-eval``: ``cfr-argmax`` (MAGE's evaluation opponent).
+- ``kuhn-nash``: ``cfr`` (sampled equilibrium play).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pyspiel
+
 from mage_envs.opponents.base import PolicyOpponent, SeatView
+from mage_envs.opponents.population import Population
+from mage_envs.opponents.registry import register_opponent, register_population
 
 __all__ = ["KuhnStyle", "KUHN_STYLES", "PASS", "BET"]
 
@@ -97,3 +107,26 @@ KUHN_STYLES = {
     "always-bet": lambda: KuhnStyle("always-bet", open=(1, 1, 1), facing=(1, 1, 1)),
 }
 """Style name -> factory of a fresh :class:`KuhnStyle`."""
+
+
+def _is_kuhn(game: pyspiel.Game) -> bool:
+    return game.get_type().short_name == "kuhn_poker" and game.num_players() == 2
+
+
+_DESCRIPTIONS = {
+    "conservative": "bets and calls only with a King",
+    "aggressive": "always bets when it can; facing a bet folds a Jack, calls otherwise",
+    "balanced": 'MAGE\'s "intermediate": King bets/calls, Jack checks/folds, Queen bets when not '
+    "facing a bet and folds to one",
+    "always-pass": "passes (checks or folds) every time",
+    "always-bet": "bets (bets or calls) every time",
+}
+for _name, _words in _DESCRIPTIONS.items():
+    register_opponent(
+        _name, lambda game, s=KUHN_STYLES[_name]: s(), _is_kuhn, games="Kuhn", description=_words
+    )
+register_population(
+    Population({"conservative": 0.3, "aggressive": 0.3, "balanced": 0.4}, "mage-kuhn-train")
+)
+register_population(Population({"cfr-argmax": 1.0}, "mage-kuhn-eval"))
+register_population(Population({"cfr": 1.0}, "kuhn-nash"))

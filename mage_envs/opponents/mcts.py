@@ -13,6 +13,7 @@ import numpy as np
 import pyspiel
 
 from mage_envs.opponents.base import SeatView, is_perfect_information
+from mage_envs.opponents.registry import register_opponent, register_opponent_family
 
 __all__ = ["MCTSOpponent"]
 
@@ -82,3 +83,18 @@ class MCTSOpponent:
                 "MCTS needs the full state, which only perfect-information views carry."
             )
         return int(self._bot.step(view.state))
+
+
+register_opponent_family(
+    r"mcts-([1-9][0-9]*)",
+    lambda match, game: MCTSOpponent(game, simulations=int(match.group(1))),
+    words="mcts-N for any N >= 1",
+)
+for _sims in (100, 1000):  # the two MAGE plays, listed by name
+    register_opponent(
+        f"mcts-{_sims}",
+        lambda game, n=_sims: MCTSOpponent(game, simulations=n),
+        is_perfect_information,
+        games="perfect-information (tic-tac-toe, connect four, ...)",
+        description=f"OpenSpiel's C++ `MCTSBot`, {_sims} simulations a move (`mcts-N`: any N >= 1)",
+    )

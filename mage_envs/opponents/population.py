@@ -4,17 +4,10 @@ MAGE trains against a population and evaluates on held-out opponents. A :class:`
 opponent specs (names or opponent objects) with weights; an env given a population draws one member
 at each ``reset(seed=...)`` from its seeded generator, so the same seed gives the same opponent.
 
-Presets (``PRESETS``):
-
-- ``mage-kuhn-train``: conservative 0.3, aggressive 0.3, balanced 0.4 (MAGE's training pool).
-- ``mage-kuhn-eval``: ``cfr-argmax`` (MAGE's evaluation opponent).
-- ``kuhn-nash``: ``cfr`` (sampled equilibrium play).
-- ``mage-ttt-train``: ``mcts-100`` 7/16, six preferred-order players 1/16 each, ``random`` 3/16:
-  what MAGE's training pool amounts to (its ``opponent_policy_pool`` of nine entries fills 8 of
-  its 128 rollout slots each and real MCTS the other 56; one entry, the list-form ``["mcts"]``,
-  plays random moves, a defect whose effect, not mechanism, we keep as random's third 1/16).
-- ``mage-ttt-eval``: ``mcts-100``.
-- ``mcts-1000``: ``mcts-1000`` (MAGE's out-of-domain opponent).
+A population registered with :func:`~mage_envs.opponents.registry.register_population` is a
+preset: its name works wherever an opponent name does. Each game's module registers its own
+(MAGE's pools: ``kuhn.py``, ``tic_tac_toe.py``); :data:`mage_envs.opponents.PRESETS` holds the
+suite's.
 """
 
 from __future__ import annotations
@@ -23,19 +16,20 @@ import bisect
 import itertools
 import math
 from collections.abc import Mapping, Sequence
+from fractions import Fraction
 
 import numpy as np
 import pyspiel
 
 from mage_envs.opponents.base import Opponent
 from mage_envs.opponents.registry import (
+    POPULATIONS,
     make_opponent,
     population_names,
-    register_population,
     registered_population,
 )
 
-__all__ = ["Population", "PRESETS", "population_names", "as_population"]
+__all__ = ["Population", "population_names", "populations_markdown", "as_population"]
 
 Spec = str | Opponent
 
@@ -105,33 +99,6 @@ class Population:
         return f"Population({self.name!r}, {{{members}}})"
 
 
-_MAGE_ORDERS = (
-    "order-center",
-    "order-corners",
-    "order-edges",
-    "order-diagonal",
-    "order-anti-diagonal",
-    "order-reversed",
-)
-
-PRESETS: dict[str, Population] = {
-    "mage-kuhn-train": Population(
-        {"conservative": 0.3, "aggressive": 0.3, "balanced": 0.4}, "mage-kuhn-train"
-    ),
-    "mage-kuhn-eval": Population({"cfr-argmax": 1.0}, "mage-kuhn-eval"),
-    "kuhn-nash": Population({"cfr": 1.0}, "kuhn-nash"),
-    "mage-ttt-train": Population(
-        {"mcts-100": 7.0, **dict.fromkeys(_MAGE_ORDERS, 1.0), "random": 3.0}, "mage-ttt-train"
-    ),
-    "mage-ttt-eval": Population({"mcts-100": 1.0}, "mage-ttt-eval"),
-    "mcts-1000": Population({"mcts-1000": 1.0}, "mcts-1000"),
-}
-"""Preset name -> population (see the module docstring); each is registered as a preset name."""
-
-for _preset in PRESETS.values():
-    register_population(_preset)
-
-
 def as_population(spec: Spec | Population | None) -> Population:
     """Turn an ``opponent=`` value into a population.
 
@@ -146,3 +113,21 @@ def as_population(spec: Spec | Population | None) -> Population:
         return Population([("random", 1.0)], "random")
     name = spec if isinstance(spec, str) else getattr(spec, "name", type(spec).__name__)
     return Population([(spec, 1.0)], str(name))
+
+
+def populations_markdown() -> str:
+    """Return the table of registered presets that ``docs/opponents.md`` shows, in their order."""
+    rows = ["| preset | members |", "|---|---|"]
+    rows += [f"| `{name}` | {_members_in_words(p)} |" for name, p in POPULATIONS.items()]
+    return "\n".join(rows)
+
+
+def _members_in_words(population: Population) -> str:
+    """``a 0.3, b 0.7``; a weight as a fraction when that is shorter (``7/16``); a lone name."""
+    if len(population.specs) == 1:
+        return population.member_names()[0]
+    words = []
+    for name, weight in zip(population.member_names(), population.weights, strict=True):
+        decimal, fraction = f"{weight:.4g}", str(Fraction(weight).limit_denominator(1000))
+        words.append(f"{name} {min(decimal, fraction, key=len)}")
+    return ", ".join(words)

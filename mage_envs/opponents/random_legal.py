@@ -18,6 +18,7 @@ import numpy as np
 from gymnasium import spaces
 
 from mage_envs.opponents.base import PolicyOpponent, SeatView
+from mage_envs.opponents.registry import register_opponent
 from mage_envs.seeds import draw_seed
 
 __all__ = ["RandomLegal", "RandomLegalPolicy", "RandomOpponent", "legal_mask"]
@@ -98,3 +99,5 @@ RandomOpponent = RandomLegal
 """The same class, under the name the opponent lists and existing code use."""
 RandomLegalPolicy = RandomLegal
 """The same class, under the name the PettingZoo seat policies use."""
+
+register_opponent("random", lambda game: RandomLegal(), description="uniform over legal moves")

@@ -1,21 +1,24 @@
-"""The opponent registry: every opponent name and every population preset, in one place.
+"""The opponent registry: the mechanism that makes names of opponents and population presets.
 
 :func:`register_opponent` makes a name buildable by :func:`make_opponent` (and by
 ``gym.make(..., opponent=name)``); :func:`register_population` makes a preset name usable
-wherever an opponent name is. Everything that lists opponents reads this registry: the error for
-an unknown name, :func:`opponent_names`, the bounds table (:mod:`mage_envs.bounds`) and the table
-in ``docs/opponents.md`` (:func:`opponents_markdown`), so a new style appears everywhere by being
+wherever an opponent name is. The names themselves are registered beside what they play: each
+game's module of :mod:`mage_envs.opponents` registers its styles and presets (``kuhn.py``,
+``tic_tac_toe.py``), the general players theirs (``random_legal.py``, ``cfr.py``, ``mcts.py``),
+and a layer above registers the opponents it builds (``agent:``, ``league:``) when it is
+imported. Everything that lists opponents reads this registry: the error for an unknown name,
+:func:`opponent_names`, the bounds table (:mod:`mage_envs.bounds`) and the table in
+``docs/opponents.md`` (:func:`opponents_markdown`), so a new style appears everywhere by being
 registered. The registry is one ``dict[str, OpponentEntry]`` (:data:`OPPONENTS`), as Gymnasium's
 ``registry: dict[str, EnvSpec]``, read at call time. A name that does not fit the game raises a
-clear error: there is never a silent fallback to random play. ``mcts-N`` is accepted for any
-N >= 1.
+clear error: there is never a silent fallback to random play.
 
-A *scheme* is a family of names with a prefix: ``agent:SPEC`` makes any agent an opponent
-(:class:`~mage_envs.opponents.text_opponent.TextOpponent`; ``agent:random``,
-``agent:local:PATH``, ``agent:openai:MODEL@URL``). :func:`register_opponent_scheme` maps a prefix
-to its builder, given as an object or, as Gymnasium's ``entry_point``, a ``"module:attr"``
-string imported at the first use: the agents live above mage_envs, which never imports them.
-An agent object (``act(observation, info)``) given where an opponent goes is wrapped the same way.
+A *family* is a pattern of names with one builder (``mcts-N``: :func:`register_opponent_family`).
+A *scheme* is a family of names with a prefix: ``script:M0.M1...``, or ``agent:SPEC``, which makes
+any agent an opponent (:class:`~mage_envs.opponents.text_opponent.TextOpponent`).
+:func:`register_opponent_scheme` maps a prefix to its builder, given as an object or, as
+Gymnasium's ``entry_point``, a ``"module:attr"`` string imported at the first use. An agent
+object (``act(observation, info)``) given where an opponent goes is wrapped the same way.
 """
 
 from __future__ import annotations
@@ -29,20 +32,16 @@ from typing import Any
 
 import pyspiel
 
-from mage_envs.opponents.base import Opponent, is_perfect_information
-from mage_envs.opponents.cfr import CFROpponent, solvability_problems
-from mage_envs.opponents.kuhn import KUHN_STYLES
-from mage_envs.opponents.mcts import MCTSOpponent
-from mage_envs.opponents.random_legal import RandomLegal
-from mage_envs.opponents.scripted import scripted_opponent
+from mage_envs.opponents.base import Opponent
 from mage_envs.opponents.text_opponent import TextOpponent
-from mage_envs.opponents.tic_tac_toe import TIC_TAC_TOE_STYLES, PerfectPlayOpponent
 
 __all__ = [
     "OPPONENTS",
+    "OPPONENT_FAMILIES",
     "OPPONENT_SCHEMES",
     "POPULATIONS",
     "OpponentEntry",
+    "OpponentFamily",
     "make_opponent",
     "opponent_entries",
     "opponent_names",
@@ -50,12 +49,12 @@ __all__ = [
     "population_names",
     "registered_population",
     "register_opponent",
+    "register_opponent_family",
     "register_opponent_scheme",
     "register_population",
 ]
 
 Factory = Callable[[pyspiel.Game], Opponent]
-_MCTS_NAME = re.compile(r"mcts-([1-9][0-9]*)")
 
 
 @dataclass(frozen=True)
@@ -83,9 +82,27 @@ class OpponentEntry:
         return self.supports is None or self.supports(game)
 
 
+@dataclass(frozen=True)
+class OpponentFamily:
+    """Names that follow one pattern, built from the match (``mcts-N``).
+
+    Attributes:
+        pattern: The whole name must match it.
+        builder: Receives the match and the OpenSpiel game; returns the opponent.
+        words: The family in words, for the unknown-name error (``mcts-N for any N >= 1``).
+    """
+
+    pattern: re.Pattern[str]
+    builder: Callable[[re.Match[str], pyspiel.Game], Opponent]
+    words: str
+
+
 OPPONENTS: dict[str, OpponentEntry] = {}
 """Opponent name -> entry, in registration order (the order of every list). Read at call time,
 as Gymnasium's ``registry``: what :func:`register_opponent` adds is a name everywhere."""
+
+OPPONENT_FAMILIES: dict[str, OpponentFamily] = {}
+"""Pattern -> family of names (:func:`register_opponent_family`)."""
 
 OPPONENT_SCHEMES: dict[str, str | Callable[[str, pyspiel.Game], Opponent]] = {}
 """Prefix -> builder of ``PREFIX:REST`` names: ``builder(REST, game)``, or a ``"module:attr"``
@@ -93,6 +110,10 @@ string naming it (imported at the first use)."""
 
 POPULATIONS: dict[str, Any] = {}
 """Preset name -> :class:`~mage_envs.opponents.Population` (:func:`register_population`)."""
+
+_REGISTERED_ABOVE = dict.fromkeys(("agent", "agent-memory", "league"), "import baselines")
+"""Scheme -> the statement that registers it, in a layer above mage_envs (never run from here):
+what the error for such a name, used before that import, tells the user to run."""
 
 
 def register_opponent(
@@ -108,6 +129,19 @@ def register_opponent(
     entry = OpponentEntry(name, factory, supports, games, description, bounds)
     OPPONENTS[name] = entry
     return entry
+
+
+def register_opponent_family(
+    pattern: str, builder: Callable[[re.Match[str], pyspiel.Game], Opponent], words: str
+) -> None:
+    """Make every name that matches ``pattern`` buildable: ``builder(match, game)``.
+
+    Args:
+        pattern: A regular expression the whole name must match, e.g. ``mcts-([1-9][0-9]*)``.
+        builder: Receives the match and the OpenSpiel game; returns the opponent.
+        words: The family in words, listed in the unknown-name error.
+    """
+    OPPONENT_FAMILIES[pattern] = OpponentFamily(re.compile(pattern), builder, words)
 
 
 def register_opponent_scheme(
@@ -147,7 +181,8 @@ def opponent_entries(game: pyspiel.Game | None = None) -> list[OpponentEntry]:
 def opponent_names(game: pyspiel.Game | None = None) -> list[str]:
     """Return the names :func:`make_opponent` accepts (for ``game`` if given), sorted.
 
-    ``mcts-N`` is accepted for any N; the list shows ``mcts-100`` and ``mcts-1000``.
+    A family's names are not listed one by one (``mcts-N`` is accepted for any N): only those
+    registered as names too (``mcts-100`` and ``mcts-1000``).
 
     Example:
         >>> import pyspiel
@@ -161,20 +196,21 @@ def make_opponent(spec: str | Opponent | None, game: pyspiel.Game) -> Opponent:
     """Turn an opponent spec into an opponent for ``game``.
 
     Args:
-        spec: ``None`` (uniform random legal play), a registered name, a scheme name
-            (``agent:random``, ``agent:local:PATH``, ...), an object that already follows the
-            :class:`~mage_envs.opponents.base.Opponent` protocol, or an agent (``name``,
-            ``reset(seed)``, ``act(observation, info)``), which plays as a
+        spec: ``None`` (uniform random legal play: the name ``random``), a registered name, a
+            family's or a scheme's name (``mcts-50``, ``agent:random``, ...), an object that
+            already follows the :class:`~mage_envs.opponents.base.Opponent` protocol, or an agent
+            (``name``, ``reset(seed)``, ``act(observation, info)``), which plays as a
             :class:`~mage_envs.opponents.text_opponent.TextOpponent`.
         game: The OpenSpiel game the opponent will play.
 
     Raises:
-        ValueError: If ``spec`` is an unknown name (the message lists the valid names) or a name
-            that cannot play ``game`` (the message says why). There is no silent fallback.
+        ValueError: If ``spec`` is an unknown name (the message lists the valid names), a name
+            of a scheme nothing registered (the message says what to import) or a name that
+            cannot play ``game`` (the message says why). There is no silent fallback.
         TypeError: If ``spec`` is neither a name nor an opponent.
     """
     if spec is None:
-        return RandomLegal()
+        return _build("random", game)
     if isinstance(spec, str):
         return _build(spec, game)
     if _answers_text(spec):
@@ -218,14 +254,21 @@ def _build(name: str, game: pyspiel.Game) -> Opponent:
     prefix, colon, rest = name.partition(":")
     if colon and prefix in OPPONENT_SCHEMES:
         return _scheme_builder(prefix)(rest, game)
-    match = _MCTS_NAME.fullmatch(name)
-    if match:
-        return MCTSOpponent(game, simulations=int(match.group(1)))
+    for family in OPPONENT_FAMILIES.values():
+        match = family.pattern.fullmatch(name)
+        if match:
+            return family.builder(match, game)
     entry = OPPONENTS.get(name)
+    if entry is None and colon and prefix in _REGISTERED_ABOVE:
+        raise ValueError(
+            f"Opponent {name!r}: the scheme '{prefix}:' is registered by "
+            f"`{_REGISTERED_ABOVE[prefix]}`, which has not run here; run it first (python -m "
+            "baselines.run does)."
+        )
     if entry is None:
         raise ValueError(
-            f"Unknown opponent {name!r}. Valid names: {', '.join(opponent_names())} "
-            f"(mcts-N for any N >= 1); {_schemes_in_words()}populations: "
+            f"Unknown opponent {name!r}. Valid names: {', '.join(opponent_names())}"
+            f"{_families_in_words()}; {_schemes_in_words()}populations: "
             f"{', '.join(population_names())}."
         )
     if not entry.fits(game):
@@ -236,8 +279,14 @@ def _build(name: str, game: pyspiel.Game) -> Opponent:
     return entry.factory(game)
 
 
+def _families_in_words() -> str:
+    words = "; ".join(family.words for family in OPPONENT_FAMILIES.values())
+    return f" ({words})" if words else ""
+
+
 def _schemes_in_words() -> str:
-    names = ", ".join(f"{prefix}:..." for prefix in OPPONENT_SCHEMES)
+    """``schemes: a:..., b:...; `` (sorted, so the order of imports does not show), or nothing."""
+    names = ", ".join(f"{prefix}:..." for prefix in sorted(OPPONENT_SCHEMES))
     return f"schemes: {names}; " if names else ""
 
 
@@ -246,89 +295,3 @@ def opponents_markdown() -> str:
     rows = ["| name | games | what it does |", "|---|---|---|"]
     rows += [f"| `{e.name}` | {e.games} | {e.description} |" for e in opponent_entries()]
     return "\n".join(rows)
-
-
-def _is_kuhn(game: pyspiel.Game) -> bool:
-    return game.get_type().short_name == "kuhn_poker" and game.num_players() == 2
-
-
-def _is_tic_tac_toe(game: pyspiel.Game) -> bool:
-    return game.get_type().short_name == "tic_tac_toe"
-
-
-def _is_solvable(game: pyspiel.Game) -> bool:
-    # Perfect-information games are left to MCTS and perfect play: their trees are usually too
-    # large for tabular CFR, and they need no mixed strategies.
-    return not solvability_problems(game) and not is_perfect_information(game)
-
-
-_KUHN = {
-    "conservative": "bets and calls only with a King",
-    "aggressive": "always bets when it can; facing a bet folds a Jack, calls otherwise",
-    "balanced": 'MAGE\'s "intermediate": King bets/calls, Jack checks/folds, Queen bets when not '
-    "facing a bet and folds to one",
-    "always-pass": "passes (checks or folds) every time",
-    "always-bet": "bets (bets or calls) every time",
-}
-_TIC_TAC_TOE = {
-    "biased-random": "random cell, weights centre 4, corners 2, edges 1",
-    "order-center": "first free cell of the order centre, corners, edges (MAGE's)",
-    "order-corners": "first free cell of the order corners, centre, edges (MAGE's)",
-    "order-edges": "first free cell of the order edges, centre, corners (MAGE's)",
-    "order-diagonal": "first free cell of the main diagonal, the other corners, edges (MAGE's)",
-    "order-anti-diagonal": "first free cell of the anti-diagonal, the other corners, edges "
-    "(MAGE's)",
-    "order-reversed": "first free cell of the order 9 7 3 1 5 8 6 4 2, cells numbered 1-9 by "
-    "rows (MAGE's reversed order)",
-    "order-rows": "first free cell, row by row (ours)",
-}
-
-register_opponent("random", lambda game: RandomLegal(), description="uniform over legal moves")
-for _name, _words in _KUHN.items():
-    register_opponent(
-        _name, lambda game, s=KUHN_STYLES[_name]: s(), _is_kuhn, games="Kuhn", description=_words
-    )
-for _name, _words in _TIC_TAC_TOE.items():
-    register_opponent(
-        _name,
-        lambda game, s=TIC_TAC_TOE_STYLES[_name]: s(),
-        _is_tic_tac_toe,
-        games="tic-tac-toe",
-        description=_words,
-    )
-register_opponent(
-    "perfect",
-    PerfectPlayOpponent,
-    _is_tic_tac_toe,
-    games="tic-tac-toe",
-    description="a seeded uniform choice among the minimax-optimal moves; never loses",
-    bounds=False,  # the reference player the tic-tac-toe bounds table measures against
-)
-_ZERO_SUM = "two-player zero-sum imperfect-information (Kuhn, Leduc, ...)"
-register_opponent(
-    "cfr",
-    lambda game: CFROpponent(game, "sample"),
-    _is_solvable,
-    games=_ZERO_SUM,
-    description="samples CFR's average policy",
-)
-register_opponent(
-    "cfr-argmax",
-    lambda game: CFROpponent(game, "argmax"),
-    _is_solvable,
-    games=_ZERO_SUM,
-    description="plays the argmax of that policy (ties to the lowest action id): MAGE's "
-    "evaluation opponent",
-)
-for _sims in (100, 1000):
-    register_opponent(
-        f"mcts-{_sims}",
-        lambda game, n=_sims: MCTSOpponent(game, simulations=n),
-        is_perfect_information,
-        games="perfect-information (tic-tac-toe, connect four, ...)",
-        description=f"OpenSpiel's C++ `MCTSBot`, {_sims} simulations a move (`mcts-N`: any N >= 1)",
-    )
-register_opponent_scheme("agent", "baselines.opponents.agent:agent_opponent")
-register_opponent_scheme("agent-memory", "baselines.opponents.agent:agent_opponent_with_memory")
-register_opponent_scheme("league", "baselines.opponents.league:league_opponent")
-register_opponent_scheme("script", scripted_opponent)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pyspiel
 
 from mage_envs.opponents.base import PolicyOpponent, SeatView
+from mage_envs.opponents.registry import register_opponent_scheme
 
 __all__ = ["ScriptedOpponent", "scripted_opponent"]
 
@@ -60,3 +61,6 @@ def scripted_opponent(spec: str, game: pyspiel.Game) -> ScriptedOpponent:
             f"script:SPEC takes action ids joined by dots, such as 0.1.1, not {spec!r}."
         )
     return ScriptedOpponent(tuple(int(p) for p in parts))
+
+
+register_opponent_scheme("script", scripted_opponent)

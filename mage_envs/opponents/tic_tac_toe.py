@@ -4,6 +4,16 @@ Cells are OpenSpiel action ids, ``3 * row + col`` (0-indexed): 0 is the top-left
 centre. A preferred-order player takes the first free cell of its order and ignores threats, so it
 can be beaten; the biased random player favours the centre and corners; the perfect player picks
 uniformly among the moves that keep the game-theoretic value (it never loses).
+
+Importing the module registers the styles and ``perfect`` by name, and tic-tac-toe's population
+presets:
+
+- ``mage-ttt-train``: ``mcts-100`` 7/16, six preferred-order players 1/16 each, ``random`` 3/16:
+  what MAGE's training pool amounts to (its ``opponent_policy_pool`` of nine entries fills 8 of
+  its 128 rollout slots each and real MCTS the other 56; one entry, the list-form ``["mcts"]``,
+  plays random moves, a defect whose effect, not mechanism, we keep as random's third 1/16).
+- ``mage-ttt-eval``: ``mcts-100``.
+- ``mcts-1000``: ``mcts-1000`` (MAGE's out-of-domain opponent).
 """
 
 from __future__ import annotations
@@ -14,6 +24,8 @@ import numpy as np
 import pyspiel
 
 from mage_envs.opponents.base import PolicyOpponent, SeatView
+from mage_envs.opponents.population import Population
+from mage_envs.opponents.registry import register_opponent, register_population
 
 __all__ = [
     "PreferredOrderOpponent",
@@ -163,3 +175,52 @@ TIC_TAC_TOE_STYLES = {
     "biased-random": lambda: WeightedRandomOpponent("biased-random", _BIASED),
 }
 """Style name -> factory of a fresh tic-tac-toe style opponent."""
+
+
+def _is_tic_tac_toe(game: pyspiel.Game) -> bool:
+    return game.get_type().short_name == "tic_tac_toe"
+
+
+_DESCRIPTIONS = {
+    "biased-random": "random cell, weights centre 4, corners 2, edges 1",
+    "order-center": "first free cell of the order centre, corners, edges (MAGE's)",
+    "order-corners": "first free cell of the order corners, centre, edges (MAGE's)",
+    "order-edges": "first free cell of the order edges, centre, corners (MAGE's)",
+    "order-diagonal": "first free cell of the main diagonal, the other corners, edges (MAGE's)",
+    "order-anti-diagonal": "first free cell of the anti-diagonal, the other corners, edges "
+    "(MAGE's)",
+    "order-reversed": "first free cell of the order 9 7 3 1 5 8 6 4 2, cells numbered 1-9 by "
+    "rows (MAGE's reversed order)",
+    "order-rows": "first free cell, row by row (ours)",
+}
+for _name, _words in _DESCRIPTIONS.items():
+    register_opponent(
+        _name,
+        lambda game, s=TIC_TAC_TOE_STYLES[_name]: s(),
+        _is_tic_tac_toe,
+        games="tic-tac-toe",
+        description=_words,
+    )
+register_opponent(
+    "perfect",
+    PerfectPlayOpponent,
+    _is_tic_tac_toe,
+    games="tic-tac-toe",
+    description="a seeded uniform choice among the minimax-optimal moves; never loses",
+    bounds=False,  # the reference player the tic-tac-toe bounds table measures against
+)
+_MAGE_ORDERS = (
+    "order-center",
+    "order-corners",
+    "order-edges",
+    "order-diagonal",
+    "order-anti-diagonal",
+    "order-reversed",
+)
+register_population(
+    Population(
+        {"mcts-100": 7.0, **dict.fromkeys(_MAGE_ORDERS, 1.0), "random": 3.0}, "mage-ttt-train"
+    )
+)
+register_population(Population({"mcts-100": 1.0}, "mage-ttt-eval"))
+register_population(Population({"mcts-1000": 1.0}, "mcts-1000"))
