@@ -24,7 +24,7 @@ from mage_agents.training.forwards import (  # noqa: E402
     row_sizes,
     rows_of,
 )
-from tests.tiny_training import tiny_config  # noqa: E402
+from tests.tiny_training import LEGAL_CHOICE, tiny_config  # noqa: E402
 
 
 @st.composite
@@ -83,9 +83,7 @@ def _trainer(tmp_path, **overrides):
         estimator="mage",
         opponent="mage-kuhn-train",
         trial={"num_episodes": 3, "reflection": True},  # free rows, prompts that grow
-        action_choice="legal",
-        exploration_floor=0.2,
-        scale_advantages="batch",
+        **LEGAL_CHOICE,
         max_completion_length=6,
         num_tasks=8,
     )

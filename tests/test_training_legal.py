@@ -15,16 +15,14 @@ from mage_agents.training.legal import (  # noqa: E402
     MoveChat,
     mixed_choice,
 )
-from tests.tiny_training import tiny_config  # noqa: E402
+from tests.tiny_training import LEGAL_CHOICE, tiny_config  # noqa: E402
 
 
 def config(tmp_path, **overrides):
     settings = dict(
         estimator="grpo",
         opponent="aggressive",
-        action_choice="legal",
-        exploration_floor=0.2,
-        scale_advantages="batch",
+        **LEGAL_CHOICE,
         max_completion_length=4,
         max_steps=2,
         num_tasks=16,

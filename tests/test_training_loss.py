@@ -21,7 +21,7 @@ from hypothesis import strategies as st  # noqa: E402
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 from mage_agents.training import MetaRLTrainer  # noqa: E402
 from mage_agents.training.legal_logps import answer_tensors, legal_token_logps  # noqa: E402
-from tests.tiny_training import tiny_config  # noqa: E402
+from tests.tiny_training import LEGAL_CHOICE, tiny_config  # noqa: E402
 
 TEMPERATURE = 0.8
 
@@ -30,9 +30,7 @@ def legal_config(tmp_path, **overrides):
     settings = dict(
         estimator="grpo",
         opponent="aggressive",
-        action_choice="legal",
-        exploration_floor=0.2,
-        scale_advantages="batch",
+        **LEGAL_CHOICE,
         per_device_train_batch_size=16,
         temperature=TEMPERATURE,
         num_tasks=16,

@@ -36,6 +36,14 @@ TINY_KUHN: dict[str, Any] = {
 }
 """``MetaRLConfig`` settings of a tiny Kuhn poker run (the env is ``MetaRLConfig``'s default)."""
 
+LEGAL_CHOICE: dict[str, Any] = {
+    "action_choice": "legal",
+    "exploration_floor": 0.2,
+    "scale_advantages": "batch",
+}
+"""Moves chosen among the legal ones (a fifth of the probability spread evenly over them),
+advantages divided by the batch std."""
+
 
 def tiny_run(output_dir: str | Path, **settings: Any) -> dict[str, Any]:
     """Return :data:`TINY_RUN` writing to ``output_dir``, ``settings`` set over it (a fresh copy).
