@@ -26,7 +26,7 @@ from open_spiel.python import policy as openspiel_policy
 from open_spiel.python.algorithms import expected_game_score
 from open_spiel.python.algorithms import exploitability as openspiel_exploitability
 
-from mage_envs.bounds import KUHN_OPPONENTS, best_response_value, policy_table
+from mage_envs.bounds import KUHN_OPPONENTS, _check_seat, best_response_value, policy_table
 from mage_envs.opponents import Opponent
 
 __all__ = [
@@ -197,12 +197,6 @@ def kuhn_policy_values(
 @cache
 def _best_value(opponent: str, seat: int) -> float:
     return best_response_value(opponent, _kuhn(), seat)
-
-
-def _check_seat(seat: int) -> int:
-    if seat not in (0, 1):
-        raise ValueError(f"seat must be 0 (first) or 1 (second), not {seat!r}.")
-    return seat
 
 
 @dataclass(frozen=True)

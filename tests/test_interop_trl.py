@@ -12,6 +12,7 @@ from mage_agents.interop import OpenEnvTrialEnvironment, openenv_trial_environme
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 from mage_agents.training import TrialEnvironment, trial_environment  # noqa: E402
 from tests.interop_server import served  # noqa: E402
+from tests.tiny_training import tiny_run  # noqa: E402
 
 KUHN = "mage/KuhnPoker-v0"
 TRIAL = {"num_episodes": 2, "opponent": "always-pass", "seat": "first"}
@@ -24,21 +25,16 @@ def train_two_steps(factory, folder):
     prompt = [{"role": "user", "content": "Play Kuhn poker."}]
     rows = Dataset.from_list([{"prompt": prompt, "seed": s} for s in range(64)])
     args = trl.GRPOConfig(
-        output_dir=str(folder),
-        per_device_train_batch_size=32,  # 4 deals x 8 trials
-        num_generations=8,
-        max_completion_length=48,
-        max_tool_calling_iterations=6,
-        max_steps=2,
-        learning_rate=1e-2,
-        bf16=False,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
-        disable_tqdm=True,
-        seed=0,
+        **tiny_run(
+            folder,
+            per_device_train_batch_size=32,  # 4 deals x 8 trials
+            num_generations=8,
+            max_completion_length=48,
+            max_tool_calling_iterations=6,
+            max_steps=2,
+            bf16=False,
+            disable_tqdm=True,
+        )
     )
     trainer = trl.GRPOTrainer(
         model=model,

@@ -8,7 +8,8 @@ pytest.importorskip("trl")
 from transformers import TrainerCallback  # noqa: E402
 
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
-from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training import MetaRLTrainer  # noqa: E402
+from tests.tiny_training import tiny_config  # noqa: E402
 
 CHOICES = {
     "generate": {"action_choice": "generate", "max_completion_length": 6},
@@ -18,30 +19,15 @@ CHOICES = {
 
 def config(tmp_path, choice, **overrides):
     settings = dict(
-        output_dir=str(tmp_path),
         estimator="grpo",
-        env_kwargs={"seat": "first", "max_invalid_actions": 1},
         opponent="aggressive",
-        trial={"num_episodes": 1, "reflection": False},
         invalid_action_penalty=1.0,
-        strategy="terse",
-        num_generations=4,
-        per_device_train_batch_size=8,
-        max_completion_length=8,
-        learning_rate=1e-2,
         max_steps=4,
         num_tasks=64,
         evaluation_tasks=4,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
         seed=7,
     )
-    settings.update(CHOICES[choice])
-    settings.update(overrides)
-    return MetaRLConfig(**settings)
+    return tiny_config(tmp_path, **settings | CHOICES[choice] | overrides)
 
 
 def train(tmp_path, choice, resume=None, callbacks=(), **overrides):

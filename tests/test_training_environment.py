@@ -9,6 +9,7 @@ from datasets import Dataset  # noqa: E402
 
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 from mage_agents.training import TrialEnvironment, trial_environment  # noqa: E402
+from tests.tiny_training import tiny_run  # noqa: E402
 
 
 def test_a_trial_plays_through_the_move_tool_and_owns_its_reward():
@@ -93,20 +94,15 @@ def test_a_plain_grpo_trainer_step_on_the_tiny_model_has_non_zero_advantages(tmp
         {"prompt": [{"role": "user", "content": "Play Kuhn poker."}], "seed": s} for s in range(8)
     ]
     args = trl.GRPOConfig(
-        output_dir=str(tmp_path),
-        per_device_train_batch_size=64,  # 8 deals x 8 hands
-        num_generations=8,
-        max_completion_length=24,
-        max_tool_calling_iterations=4,
-        max_steps=1,
-        learning_rate=1e-2,
-        bf16=False,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
+        **tiny_run(
+            tmp_path,
+            per_device_train_batch_size=64,  # 8 deals x 8 hands
+            num_generations=8,
+            max_completion_length=24,
+            max_tool_calling_iterations=4,
+            max_steps=1,
+            bf16=False,
+        )
     )
     factory = trial_environment(
         "mage/KuhnPoker-v0", opponent="aggressive", seat="first", max_invalid_actions=2

@@ -24,6 +24,7 @@ from mage_agents.training.forwards import (  # noqa: E402
     row_sizes,
     rows_of,
 )
+from tests.tiny_training import LEGAL_CHOICE, tiny_config  # noqa: E402
 
 
 @st.composite
@@ -79,31 +80,16 @@ def test_a_sub_batch_keeps_its_rows_and_cuts_only_unused_padding():
 
 def _trainer(tmp_path, **overrides):
     settings = dict(
-        output_dir=str(tmp_path),
         estimator="mage",
-        env_kwargs={"seat": "first", "max_invalid_actions": 1},
         opponent="mage-kuhn-train",
         trial={"num_episodes": 3, "reflection": True},  # free rows, prompts that grow
-        strategy="terse",
-        action_choice="legal",
-        exploration_floor=0.2,
-        scale_advantages="batch",
-        num_generations=4,
-        per_device_train_batch_size=8,
+        **LEGAL_CHOICE,
         max_completion_length=6,
-        learning_rate=1e-2,
-        max_steps=1,
         num_tasks=8,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
     )
-    settings.update(overrides)
     model, tokenizer = build_tiny_model(seed=3, init_std=0.125)
-    trainer = MetaRLTrainer(model, MetaRLConfig(**settings), processing_class=tokenizer)
+    config = tiny_config(tmp_path, **settings | overrides)
+    trainer = MetaRLTrainer(model, config, processing_class=tokenizer)
     trainer.model.train()
     trainer.current_gradient_accumulation_steps = 1  # set by the training loop in a real step
     return trainer

@@ -16,8 +16,9 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
-from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training import MetaRLTrainer  # noqa: E402
 from mage_envs.games.views import render_view  # noqa: E402
+from tests.tiny_training import tiny_config  # noqa: E402
 
 KUHN = "mage/KuhnPoker-v0"
 CARD = {0: "J", 1: "Q", 2: "K"}
@@ -25,32 +26,19 @@ CARD = {0: "J", 1: "Q", 2: "K"}
 
 def league_config(tmp_path, **overrides):
     settings = dict(
-        output_dir=str(tmp_path),
         estimator="mage",
         env_kwargs={"seat": "random", "max_invalid_actions": 1},
         opponent="mage-kuhn-train",
-        trial={"num_episodes": 1, "reflection": False},
         action_choice="legal",
-        strategy="terse",
-        num_generations=4,
-        per_device_train_batch_size=8,
-        max_completion_length=8,
-        learning_rate=1e-2,
         beta=0.0,
         max_steps=3,
         num_tasks=64,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
         seed=3,
         league_every=1,
         league_size=2,
         league_weight=1.0,
     )
-    settings.update(overrides)
-    return MetaRLConfig(**settings)
+    return tiny_config(tmp_path, **settings | overrides)
 
 
 def train(tmp_path, resume=None, **overrides):

@@ -8,41 +8,26 @@ pytest.importorskip("trl")
 from mage_agents.base import Reply  # noqa: E402
 from mage_agents.prompting import STRATEGIES  # noqa: E402
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
-from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training import MetaRLTrainer  # noqa: E402
 from mage_agents.training.legal import (  # noqa: E402
     LegalMoveAgent,
     LegalMoveBackend,
     MoveChat,
     mixed_choice,
 )
+from tests.tiny_training import LEGAL_CHOICE, tiny_config  # noqa: E402
 
 
 def config(tmp_path, **overrides):
     settings = dict(
-        output_dir=str(tmp_path),
         estimator="grpo",
-        env_kwargs={"seat": "first", "max_invalid_actions": 1},
         opponent="aggressive",
-        trial={"num_episodes": 1, "reflection": False},
-        action_choice="legal",
-        exploration_floor=0.2,
-        scale_advantages="batch",
-        strategy="terse",
-        num_generations=4,
-        per_device_train_batch_size=8,
+        **LEGAL_CHOICE,
         max_completion_length=4,
-        learning_rate=1e-2,
         max_steps=2,
         num_tasks=16,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
     )
-    settings.update(overrides)
-    return MetaRLConfig(**settings)
+    return tiny_config(tmp_path, **settings | overrides)
 
 
 def test_the_floor_keeps_every_move_sampled_and_the_weight_corrects_it():

@@ -19,39 +19,23 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
-from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training import MetaRLTrainer  # noqa: E402
 from mage_agents.training.legal_logps import answer_tensors, legal_token_logps  # noqa: E402
+from tests.tiny_training import LEGAL_CHOICE, tiny_config  # noqa: E402
 
 TEMPERATURE = 0.8
 
 
 def legal_config(tmp_path, **overrides):
     settings = dict(
-        output_dir=str(tmp_path),
         estimator="grpo",
-        env_kwargs={"seat": "first", "max_invalid_actions": 1},
         opponent="aggressive",
-        trial={"num_episodes": 1, "reflection": False},
-        action_choice="legal",
-        exploration_floor=0.2,
-        scale_advantages="batch",
-        strategy="terse",
-        num_generations=4,
+        **LEGAL_CHOICE,
         per_device_train_batch_size=16,
-        max_completion_length=8,
         temperature=TEMPERATURE,
-        learning_rate=1e-2,
-        max_steps=1,
         num_tasks=16,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
     )
-    settings.update(overrides)
-    return MetaRLConfig(**settings)
+    return tiny_config(tmp_path, **settings | overrides)
 
 
 def kuhn_batch(tmp_path, model, tokenizer, **overrides):

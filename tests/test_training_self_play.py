@@ -6,32 +6,20 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
-from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training import MetaRLTrainer  # noqa: E402
+from tests.tiny_training import tiny_config  # noqa: E402
 
 
 def self_play_config(tmp_path, **overrides):
     settings = dict(
-        output_dir=str(tmp_path),
         estimator="rae",
         self_play=True,
         env_kwargs={"max_invalid_actions": 1, "reward_scale": 5},
-        strategy="terse",
+        trial={},  # self-play's own: single games
         action_choice="legal",
-        num_generations=4,
-        per_device_train_batch_size=8,
-        max_completion_length=8,
-        learning_rate=1e-2,
-        max_steps=1,
         num_tasks=8,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
     )
-    settings.update(overrides)
-    return MetaRLConfig(**settings)
+    return tiny_config(tmp_path, **settings | overrides)
 
 
 def test_self_play_is_a_config_switch_or_the_opponent_self_with_single_game_trials(tmp_path):

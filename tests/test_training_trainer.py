@@ -12,36 +12,26 @@ pytest.importorskip("trl")
 from mage_agents.advantages import config_settings, estimate  # noqa: E402
 from mage_agents.base import Reply  # noqa: E402
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
-from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training import MetaRLTrainer  # noqa: E402
 from mage_agents.training.batch import TurnRow, turn_batch  # noqa: E402
 from mage_agents.training.trainer import task_dataset  # noqa: E402
+from tests import tiny_training  # noqa: E402
 
 J_SEED = 0  # deals the learner (first seat) a Jack: a bet wins 1 vs always-pass, a check loses 1
 
 
 def tiny_config(tmp_path, **overrides):
     settings = dict(
-        output_dir=str(tmp_path),
         estimator="grpo",
-        env_kwargs={"seat": "first", "max_invalid_actions": 1},
         opponent="always-pass",
-        trial={"num_episodes": 1, "reflection": False},
-        num_generations=4,
+        strategy="zero-shot",  # the default: the scripted answers follow its pages
         per_device_train_batch_size=4,
         max_completion_length=4,
-        learning_rate=1e-2,
-        max_steps=1,
         num_tasks=8,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
     )
-    trial = {**settings["trial"], **overrides.pop("trial", {})}  # a test changes what it names
-    settings.update(overrides, trial=trial)
-    return MetaRLConfig(**settings)
+    # a test changes the trial settings it names, the others stay
+    trial = {**tiny_training.TINY_KUHN["trial"], **overrides.pop("trial", {})}
+    return tiny_training.tiny_config(tmp_path, **settings | overrides, trial=trial)
 
 
 @pytest.fixture

@@ -22,8 +22,9 @@ pytest.importorskip("vllm")
 torch = pytest.importorskip("torch")
 
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
-from mage_agents.training import MetaRLConfig, MetaRLTrainer  # noqa: E402
+from mage_agents.training import MetaRLTrainer  # noqa: E402
 from mage_agents.training.small_model import init_std_for  # noqa: E402
+from tests.tiny_training import tiny_config  # noqa: E402
 
 LOGP_TOLERANCE = 1e-4
 """Largest gap allowed between vLLM's log-probability of a sampled token and the trainer's (both
@@ -57,34 +58,22 @@ def model_dir(tmp_path_factory):
 def config(out, vllm=True, **overrides):
     """Two-episode trials with reflections against a population; greedy free text."""
     settings = dict(
-        output_dir=str(out),
         estimator="mage",
         env_id="mage/KuhnPoker-v0",
         env_kwargs={"seat": "first"},
         opponent="mage-kuhn-train",
         trial={"num_episodes": 2, "reflection": True, "stop_on_success": False},
-        strategy="terse",
         action_choice="generate",
-        num_generations=4,
-        per_device_train_batch_size=8,
         max_completion_length=12,
         max_turns=12,
-        learning_rate=1e-2,
         max_steps=3,
         num_tasks=64,
-        use_cpu=True,
-        gradient_checkpointing=False,
-        report_to=[],
-        logging_steps=1,
-        save_strategy="no",
-        seed=0,
         use_vllm=vllm,
         vllm_mode="colocate",
         # greedy: vLLM reads temperature 0, transformers do_sample; the loss keeps temperature 1
         generation_kwargs={"temperature": 0.0} if vllm else {"do_sample": False},
     )
-    settings.update(overrides)
-    return MetaRLConfig(**settings)
+    return tiny_config(out, **settings | overrides)
 
 
 def recording(trainer):

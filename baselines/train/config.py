@@ -15,6 +15,7 @@ import yaml
 
 from baselines.settings import resolve_config
 from baselines.train.flags import checked_values
+from baselines.train.folder import LEGACY_TRIAL_KEYS
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS, init_std_for
 from mage_agents.yaml_bounds import load_yaml, yaml_problem
 
@@ -69,8 +70,7 @@ def read_config(path: Path, depth: int = 0) -> dict[str, Any]:
     return data
 
 
-MOVED_TO_TRIAL = ("num_episodes", "same_task", "stop_on_success", "reflection", "memory")
-MOVED_TO_TRIAL += ("trial_kwargs",)
+MOVED_TO_TRIAL = (*LEGACY_TRIAL_KEYS, "trial_kwargs")
 """Keys of earlier training configs that are trial settings now (under ``trial:``)."""
 
 

@@ -50,28 +50,39 @@ __all__ = [
 ]
 
 register_estimator(
-    "grpo", grpo, grpo_settings, description="trial return normalised in its group (GRPO)"
+    "grpo",
+    grpo,
+    grpo_settings,
+    description="trial return normalised in its group (GRPO)",
+    grouped=True,
 )
 register_estimator(
-    "rloo", rloo, rloo_settings, description="trial return minus the leave-one-out mean (RLOO)"
+    "rloo",
+    rloo,
+    rloo_settings,
+    description="trial return minus the leave-one-out mean (RLOO)",
+    grouped=True,
 )
 register_estimator(
     "gigpo",
     gigpo,
     gigpo_settings,
     description="episode term plus a step term grouped by anchor state (GiGPO)",
+    grouped=True,
 )
 register_estimator(
     "lamer",
     lamer,
     lamer_settings,
     description="GiGPO's two terms over returns discounted across episodes (LaMer)",
+    grouped=True,
 )
 register_estimator(
     "mage",
     mage,
     mage_settings,
     description="LaMer's over differential episode rewards, normalised per opponent (MAGE)",
+    grouped=True,
 )
 register_estimator(
     "rae",

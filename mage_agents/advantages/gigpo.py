@@ -38,12 +38,15 @@ from typing import Any
 import numpy as np
 
 from mage_agents.advantages.common import Rows, centring_mode, check_choice, normalise
-from mage_agents.advantages.returns import discounted_returns, trial_scores
+from mage_agents.advantages.returns import STEP_GAMMA, discounted_returns, trial_scores
 
-__all__ = ["gigpo", "gigpo_settings", "two_term_advantages", "MODES"]
+__all__ = ["gigpo", "gigpo_settings", "two_term_advantages", "MODES", "OMEGA"]
 
 MODES = ("mean_norm", "mean_std_norm")
 """GiGPO's normalisation modes."""
+
+OMEGA = 1.0
+"""The published weight of the step (anchor-state) term (GiGPO, LaMer, MAGE)."""
 
 
 def two_term_advantages(
@@ -90,8 +93,8 @@ def two_term_advantages(
 def gigpo(
     trajectories: Sequence[Any],
     *,
-    gamma: float = 0.95,
-    omega: float = 1.0,
+    gamma: float = STEP_GAMMA,
+    omega: float = OMEGA,
     mode: str = "mean_norm",
     stats: str = "turn",
     eps: float = 1e-6,

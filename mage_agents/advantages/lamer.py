@@ -50,8 +50,13 @@ from typing import Any
 import numpy as np
 
 from mage_agents.advantages.common import Rows, centring_mode, check_choice
-from mage_agents.advantages.gigpo import two_term_advantages
-from mage_agents.advantages.returns import discounted_returns, episode_table
+from mage_agents.advantages.gigpo import OMEGA, two_term_advantages
+from mage_agents.advantages.returns import (
+    STEP_GAMMA,
+    TRAJ_GAMMA,
+    discounted_returns,
+    episode_table,
+)
 
 __all__ = ["lamer", "lamer_settings", "row_scores", "REFLECTION_SCORES"]
 
@@ -78,9 +83,9 @@ def row_scores(rows: Rows, table: np.ndarray, reflection_score: str = "next") ->
 def lamer(
     trajectories: Sequence[Any],
     *,
-    step_gamma: float = 0.95,
-    traj_gamma: float = 0.6,
-    omega: float = 1.0,
+    step_gamma: float = STEP_GAMMA,
+    traj_gamma: float = TRAJ_GAMMA,
+    omega: float = OMEGA,
     mode: str = "mean_norm",
     stats: str = "turn",
     across: str = "paper",

@@ -48,9 +48,14 @@ from typing import Any
 import numpy as np
 
 from mage_agents.advantages.common import Rows, ids
-from mage_agents.advantages.gigpo import two_term_advantages
+from mage_agents.advantages.gigpo import OMEGA, two_term_advantages
 from mage_agents.advantages.lamer import lamer_settings, row_scores
-from mage_agents.advantages.returns import discounted_returns, episode_table
+from mage_agents.advantages.returns import (
+    STEP_GAMMA,
+    TRAJ_GAMMA,
+    discounted_returns,
+    episode_table,
+)
 from mage_envs.meta.trial import differential_returns
 
 __all__ = ["mage", "mage_settings", "meta_rewards", "meta_reward_rows", "opponent_keys"]
@@ -108,9 +113,9 @@ def meta_rewards(trajectory: Any, differential: bool = True) -> tuple[list[float
 def mage(
     trajectories: Sequence[Any],
     *,
-    step_gamma: float = 0.95,
-    traj_gamma: float = 0.6,
-    omega: float = 1.0,
+    step_gamma: float = STEP_GAMMA,
+    traj_gamma: float = TRAJ_GAMMA,
+    omega: float = OMEGA,
     mode: str = "mean_norm",
     stats: str = "turn",
     differential: bool = True,

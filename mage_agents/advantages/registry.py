@@ -58,6 +58,9 @@ class EstimatorEntry:
         description: What it does, in one line (for the docs).
         stateful: Whether it keeps state across batches (``fn`` takes ``state=``, a mapping it
             reads and updates in place; the trainer keeps it for the run and checkpoints it).
+        grouped: Whether it compares each trial with the others of its group
+            (``Trajectory.group_id``; mage's turns, with those against the same opponent): a
+            trial alone gets zero advantages, and equal trials get equal ones.
     """
 
     name: str
@@ -65,6 +68,7 @@ class EstimatorEntry:
     settings: ConfigSettings = _no_settings
     description: str = ""
     stateful: bool = False
+    grouped: bool = False
 
     def __call__(self, trajectories: Sequence[Any], **settings: Any) -> list[np.ndarray]:
         """Run the estimator (an entry can be called as its function)."""
@@ -83,6 +87,7 @@ def register_estimator(
     *,
     description: str = "",
     stateful: bool = False,
+    grouped: bool = False,
 ) -> EstimatorEntry:
     """Make ``name`` an estimator for :func:`estimate`, ``MetaRLConfig`` and ``train --estimator``.
 
@@ -94,13 +99,14 @@ def register_estimator(
         description: One line for the docs.
         stateful: ``fn`` takes ``state=``, a mapping kept across batches (see
             :class:`EstimatorEntry`).
+        grouped: ``fn`` compares each trial with its group (see :class:`EstimatorEntry`).
 
     Raises:
         TypeError: If ``fn`` or ``settings`` is not callable.
     """
     if not callable(fn) or (settings is not None and not callable(settings)):
         raise TypeError("register_estimator takes a function and a settings(config) function.")
-    entry = EstimatorEntry(name, fn, settings or _no_settings, description, stateful)
+    entry = EstimatorEntry(name, fn, settings or _no_settings, description, stateful, grouped)
     ESTIMATORS[name] = entry
     return entry
 

@@ -22,10 +22,18 @@ __all__ = [
     "episode_returns",
     "cross_episode_returns",
     "ACROSS",
+    "STEP_GAMMA",
+    "TRAJ_GAMMA",
 ]
 
 ACROSS = ("paper", "code")
 """How later episodes enter a return: LaMer's formula, or its published code's recursion."""
+
+STEP_GAMMA = 0.95
+"""The published discount of step returns within an episode (GiGPO, LaMer, MAGE)."""
+
+TRAJ_GAMMA = 0.6
+"""The published discount across episodes (LaMer, MAGE; 0.9 on Sokoban)."""
 
 
 def _width(rows: Rows) -> int:

@@ -21,8 +21,10 @@ from typing import Any
 from trl import GRPOConfig
 
 from mage_agents.advantages import ESTIMATORS
+from mage_agents.advantages.gigpo import OMEGA
 from mage_agents.advantages.lamer import REFLECTION_SCORES
-from mage_agents.advantages.returns import ACROSS
+from mage_agents.advantages.rae import RAE_DECAY
+from mage_agents.advantages.returns import ACROSS, STEP_GAMMA, TRAJ_GAMMA
 from mage_agents.prompting import STRATEGIES
 from mage_agents.training.small_model import SMALL_MODEL_DEFAULTS
 from mage_agents.training.trials import training_trial
@@ -95,14 +97,15 @@ class MetaRLConfig(GRPOConfig):
         ),
     )
     step_gamma: float = field(
-        default=0.95, metadata=_help("Discount of step returns within an episode (0.95).")
+        default=STEP_GAMMA,
+        metadata=_help(f"Discount of step returns within an episode ({STEP_GAMMA})."),
     )
     traj_gamma: float = field(
-        default=0.6,
+        default=TRAJ_GAMMA,
         metadata=_help("Discount across episodes (LaMer/MAGE 0.6; 0.9 Sokoban), in [0, 1]."),
     )
     omega: float = field(
-        default=1.0, metadata=_help("Weight of GiGPO's step (anchor-state) term (1.0).")
+        default=OMEGA, metadata=_help(f"Weight of GiGPO's step (anchor-state) term ({OMEGA}).")
     )
     reflection_score: str = field(
         default="next",
@@ -119,7 +122,7 @@ class MetaRLConfig(GRPOConfig):
         ),
     )
     rae_decay: float = field(
-        default=0.95,
+        default=RAE_DECAY,
         metadata=_help("rae: decay of each role's moving baseline, in [0, 1) (SPIRAL 0.95)."),
     )
     league_every: int = field(

@@ -57,11 +57,11 @@ class _AlfredTextEnv(TextPuzzleEnv):
 
     def __init__(
         self,
-        max_steps: int,
-        success_reward: float,
-        invalid_action_penalty: float,
-        speedups: bool,
-        render_mode: str | None,
+        max_steps: int = 30,
+        success_reward: float = 10.0,
+        invalid_action_penalty: float = 0.1,
+        speedups: bool = True,
+        render_mode: str | None = None,
         answer_rules: str = "ours",
     ) -> None:
         super().__init__(max_steps, invalid_action_penalty, render_mode)
@@ -182,12 +182,12 @@ class ALFWorldEnv(_AlfredTextEnv):
             ``eval_out_of_distribution`` (valid_unseen, 134 games).
         task_types: Which task types to play: ids 1-6, names, short names (``"cool"``) or
             ``"all"`` / ``"seen"`` / ``"unseen"``; default all six.
-        max_steps: Turns per episode (LaMer and MAGE evaluate with 30).
-        success_reward: Reward when the goal is reached (10 in LaMer and MAGE).
-        invalid_action_penalty: Cost of an answer that names no admissible command.
-        speedups: Cache template parses and PDDL translations (same output, faster).
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
-        answer_rules: ``"ours"`` (default), or ``"lamer"`` / ``"mage"`` (module docstring).
+        **rules: The game's rules, by keyword: ``max_steps`` (turns per episode; LaMer and MAGE
+            evaluate with 30), ``success_reward`` (reward when the goal is reached; 10 in LaMer
+            and MAGE), ``invalid_action_penalty`` (cost of an answer that names no admissible
+            command), ``speedups`` (cache template parses and PDDL translations: same output,
+            faster), ``render_mode`` (``None``, ``"ansi"`` or ``"human"``) and ``answer_rules``
+            (``"ours"``, the default, or ``"lamer"`` / ``"mage"``: module docstring).
 
     Raises:
         MissingDataError: If the game files are not there; the message says how to get them.
@@ -198,16 +198,9 @@ class ALFWorldEnv(_AlfredTextEnv):
         data_path: str | os.PathLike | None = None,
         split: str = "train",
         task_types: Any = None,
-        max_steps: int = 30,
-        success_reward: float = 10.0,
-        invalid_action_penalty: float = 0.1,
-        speedups: bool = True,
-        render_mode: str | None = None,
-        answer_rules: str = "ours",
+        **rules: Any,
     ) -> None:
-        super().__init__(
-            max_steps, success_reward, invalid_action_penalty, speedups, render_mode, answer_rules
-        )
+        super().__init__(**rules)
         self.task_types = select_task_types(task_types)
         folder = split_folder(data_path, split)
         self.games = list(_collect(str(folder.resolve()), self.task_types))
@@ -232,12 +225,7 @@ class ALFWorldGeneratedEnv(_AlfredTextEnv):
         cache_dir: Where generated games are kept (default ``$MAGE_CACHE`` or ``~/.cache/mage``).
         num_games: Play only games ``0 .. num_games-1`` (a fixed pool, generated once);
             ``None``: every seed is its own game.
-        max_steps: Turns per episode.
-        success_reward: Reward when the goal is reached.
-        invalid_action_penalty: Cost of an answer that names no admissible command.
-        speedups: Cache template parses and PDDL translations (same output, faster).
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
-        answer_rules: ``"ours"`` (default), or ``"lamer"`` / ``"mage"`` (module docstring).
+        **rules: The game's rules, as for :class:`ALFWorldEnv`.
     """
 
     def __init__(
@@ -248,16 +236,9 @@ class ALFWorldGeneratedEnv(_AlfredTextEnv):
         max_objects: int | None = None,
         cache_dir: str | os.PathLike | None = None,
         num_games: int | None = None,
-        max_steps: int = 30,
-        success_reward: float = 10.0,
-        invalid_action_penalty: float = 0.1,
-        speedups: bool = True,
-        render_mode: str | None = None,
-        answer_rules: str = "ours",
+        **rules: Any,
     ) -> None:
-        super().__init__(
-            max_steps, success_reward, invalid_action_penalty, speedups, render_mode, answer_rules
-        )
+        super().__init__(**rules)
         self.task_types = select_task_types(task_types)
         if num_games is not None and (not isinstance(num_games, int) or num_games < 1):
             raise ValueError(f"num_games must be None or a positive integer, not {num_games!r}.")

@@ -49,15 +49,10 @@ class ShopSimEnv(ShopEnv):
         num_products: Products in the catalogue (default 500).
         categories: The categories goals are drawn from (default: the six in-domain ones).
         split: ``"all"`` (default), ``"train"`` (four goals in five) or ``"test"`` (the fifth).
-        max_steps: Moves before truncation (default 15).
-        reward_mode: ``"score"`` (default) or ``"success"``.
-        reward: ``"original"`` (default) or ``"fixed"``; ShopSim's goals are human-style
-            (option values only), which both rules score the same.
-        reward_scale: Multiplies the reward, not the invalid-action penalty.
-        invalid_action_penalty: Cost of an invalid move, as given (default 0).
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
-        answer_rules: ``"ours"`` (default), or ``"lamer"`` / ``"mage"``: the published reading
-            of an answer (:class:`~mage_envs.webshop.shop_env.ShopEnv`).
+        **rules: The shop's rules, as :class:`~mage_envs.webshop.shop_env.ShopEnv` takes them
+            (``max_steps``, ``reward_mode``, ``reward``, ``reward_scale``,
+            ``invalid_action_penalty``, ``render_mode``, ``answer_rules``). ShopSim's goals are
+            human-style (option values only), which both ``reward`` rules score the same.
 
     Example:
         >>> import gymnasium as gym, mage_envs
@@ -73,13 +68,7 @@ class ShopSimEnv(ShopEnv):
         num_products: int = 500,
         categories: Sequence[str] | None = None,
         split: str = "all",
-        max_steps: int = 15,
-        reward_mode: str = "score",
-        reward: str = "original",
-        reward_scale: float = 1.0,
-        invalid_action_penalty: float = 0.0,
-        render_mode: str | None = None,
-        answer_rules: str = "ours",
+        **rules: Any,
     ) -> None:
         catalogue, goals = build_shop(int(shop_seed), int(num_products))
         wanted = tuple(IN_DOMAIN_CATEGORIES if categories is None else categories)
@@ -91,18 +80,7 @@ class ShopSimEnv(ShopEnv):
         chosen = [g for g in goals if g.category in wanted]
         if split != "all":
             chosen = [g for i, g in enumerate(chosen) if (i % 5 == 4) == (split == "test")]
-        super().__init__(
-            catalogue,
-            chosen,
-            "ShopSim",
-            max_steps=max_steps,
-            reward_mode=reward_mode,
-            reward=reward,
-            reward_scale=reward_scale,
-            invalid_action_penalty=invalid_action_penalty,
-            render_mode=render_mode,
-            answer_rules=answer_rules,
-        )
+        super().__init__(catalogue, chosen, "ShopSim", **rules)
         self.categories, self.split = wanted, split
 
 

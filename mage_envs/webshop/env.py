@@ -11,6 +11,7 @@ word list. ``docs/webshop.md`` lists every difference from the original.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from mage_envs.webshop.data import find_data_files, load_shop
 from mage_envs.webshop.goals import split_goals
@@ -30,16 +31,10 @@ class WebShopEnv(ShopEnv):
             ``"train_and_eval"`` (500 on: LaMer's and MAGE's training goals) or ``"all"``.
         num_products: Keep only the first this many products of the file.
         price_seed: Seed of the prices of range-priced products and of the price bounds.
-        max_steps: Moves before truncation (default 15).
-        reward_mode: ``"score"`` (default, WebShop's reward) or ``"success"`` (1 for a perfect
-            purchase only).
-        reward: ``"original"`` (default: WebShop's rule for a synthetic goal's options,
-            comparable with published numbers) or ``"fixed"`` (the option values alone).
-        reward_scale: Multiplies the reward (LaMer: 10), not the invalid-action penalty.
-        invalid_action_penalty: Cost of an invalid move, as given (default 0, as WebShop).
-        render_mode: ``None``, ``"ansi"`` or ``"human"``.
-        answer_rules: ``"ours"`` (default), or ``"lamer"`` / ``"mage"``: the published reading
-            of an answer (:class:`~mage_envs.webshop.shop_env.ShopEnv`).
+        **rules: The shop's rules, as :class:`~mage_envs.webshop.shop_env.ShopEnv` takes them
+            (``max_steps``, ``reward_mode``, ``reward``, ``reward_scale``,
+            ``invalid_action_penalty``, ``render_mode``, ``answer_rules``), with WebShop's own
+            defaults: its score, its option rule, no invalid-move cost.
 
     Raises:
         WebShopDataError: If the data files are not found (the message names them).
@@ -53,26 +48,9 @@ class WebShopEnv(ShopEnv):
         split: str = "test",
         num_products: int | None = None,
         price_seed: int = 0,
-        max_steps: int = 15,
-        reward_mode: str = "score",
-        reward: str = "original",
-        reward_scale: float = 1.0,
-        invalid_action_penalty: float = 0.0,
-        render_mode: str | None = None,
-        answer_rules: str = "ours",
+        **rules: Any,
     ) -> None:
         files = find_data_files(data_path, catalogue, goals)
         shop, goal_list = load_shop(files, goals, num_products, price_seed)
-        super().__init__(
-            shop,
-            split_goals(list(goal_list), split),
-            "WebShop",
-            max_steps=max_steps,
-            reward_mode=reward_mode,
-            reward=reward,
-            reward_scale=reward_scale,
-            invalid_action_penalty=invalid_action_penalty,
-            render_mode=render_mode,
-            answer_rules=answer_rules,
-        )
+        super().__init__(shop, split_goals(list(goal_list), split), "WebShop", **rules)
         self.split = split
