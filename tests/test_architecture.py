@@ -1,6 +1,5 @@
 """The recipes of docs/architecture.md work as written, and do what the page says they do."""
 
-import ast
 import pathlib
 import re
 import shutil
@@ -20,6 +19,7 @@ from mage_envs.opponents import (
     opponents_markdown,
     populations_markdown,
 )
+from tests.module_imports import imported_modules
 
 PAGE = pathlib.Path(__file__).parent.parent / "docs" / "architecture.md"
 
@@ -218,15 +218,7 @@ ROOMS = {  # a room of baselines -> the rooms it may import (docs/architecture.m
 
 def _baselines_imports(path: pathlib.Path) -> set[str]:
     """The second names of every ``baselines.X`` module that ``path`` imports (at any depth)."""
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        modules = []
-        if isinstance(node, ast.ImportFrom) and node.module:
-            modules = [node.module]
-        elif isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        names |= {m.split(".")[1] for m in modules if m.startswith("baselines.")}
-    return names
+    return {m.split(".")[1] for _, m in imported_modules(path) if m.startswith("baselines.")}
 
 
 def test_the_rooms_of_baselines_import_only_what_their_docstrings_allow():

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.module_imports import imported_modules
+
 ROOT = Path(__file__).resolve().parents[1]
 ABOVE = {
     "mage_envs": ("mage_agents", "baselines", "benchmarks"),
@@ -27,17 +29,15 @@ def _upward_names(package: str) -> list[str]:
     module_path = re.compile(rf"({'|'.join(above)})(\.\w+)*(:\w+)?")
     found = []
     for path in sorted((ROOT / package).rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names = []
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                names = [node.module]
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
-                names = [node.value] if module_path.fullmatch(node.value) else []
-            for name in names:
-                if name.split(".")[0].split(":")[0] in above:
-                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {name}")
+        strings = [
+            (node.lineno, node.value)
+            for node in ast.walk(ast.parse(path.read_text(), str(path)))
+            if isinstance(node, ast.Constant) and isinstance(node.value, str)
+            if module_path.fullmatch(node.value)
+        ]
+        for line, name in sorted([*imported_modules(path), *strings]):
+            if name.split(".")[0].split(":")[0] in above:
+                found.append(f"{path.relative_to(ROOT)}:{line} {name}")
     return found
 
 

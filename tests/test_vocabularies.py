@@ -8,7 +8,6 @@ The defects (issue 26), each reproduced before it was fixed:
 4. ``make_trial("mage/SokobanLarge-v0", templates="lamer")`` found no preset for the variant.
 """
 
-import ast
 from pathlib import Path
 
 import gymnasium as gym
@@ -19,6 +18,7 @@ import mage_envs
 from mage_envs import MetaEpisodeWrapper, make_trial
 from mage_envs.meta import TrialConfig
 from mage_envs.meta.memory import MEMORY_MODES, register_memory_mode
+from tests.module_imports import imported_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -148,16 +148,10 @@ ENV_PACKAGES = ("games", "puzzles", "webshop", "alfworld", "shopsim")
 
 def test_the_trial_layer_imports_no_env():
     for path in sorted((ROOT / "mage_envs" / "meta").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            modules = []
-            if isinstance(node, ast.ImportFrom) and node.module:
-                modules = [node.module]
-            elif isinstance(node, ast.Import):
-                modules = [alias.name for alias in node.names]
-            for module in modules:
-                parts = module.split(".")
-                inside = parts[0] == "mage_envs" and len(parts) > 1
-                assert not (inside and parts[1] in ENV_PACKAGES), (path, module)
+        for _, module in imported_modules(path):
+            parts = module.split(".")
+            inside = parts[0] == "mage_envs" and len(parts) > 1
+            assert not (inside and parts[1] in ENV_PACKAGES), (path, module)
 
 
 def test_the_registries_are_read_when_they_are_asked():
