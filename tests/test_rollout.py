@@ -289,6 +289,22 @@ def test_a_worker_pool_outlives_rollouts_and_abandoned_ones():
         collect(plans, RandomLegalAgent, env_workers=pool)
 
 
+def test_a_worker_builds_the_schemes_its_parent_registered_by_name(monkeypatch):
+    # a spawned worker imports only what unpickling needs: a scheme registered by name in the
+    # parent (as `import baselines` registers agent: and league:) must be registered there too
+    from mage_envs.opponents import registry
+
+    monkeypatch.setitem(
+        registry.OPPONENT_SCHEMES, "replay", "mage_envs.opponents.scripted:scripted_opponent"
+    )
+    plans = plan_groups(KUHN, [0, 1], group_size=2, opponent="replay:1.0.1")
+    here = _without_timing(collect(plans, RandomLegalAgent, batch_size=4))
+    there = _without_timing(collect(plans, RandomLegalAgent, batch_size=4, env_workers=1))
+    assert there == here
+    names = {turn["opponent"] for t in here for turn in t["turns"]}
+    assert names == {"script:1.0.1"}  # the scripted opponent, under the name it gives itself
+
+
 def test_an_env_error_in_a_worker_is_reported():
     plans = plan_groups("mage/NoSuchGame-v0", [0], 1)
     with pytest.raises(RuntimeError, match="worker process: .*NoSuchGame"):

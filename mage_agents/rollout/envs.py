@@ -18,10 +18,13 @@ A :class:`WorkerEnvs` pool can outlive one rollout (``with WorkerEnvs(4) as pool
 from __future__ import annotations
 
 import multiprocessing
+import pickle
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, NamedTuple
 
+from mage_envs.opponents.registry import OPPONENT_SCHEMES, register_opponent_scheme
 from mage_envs.opponents.text_opponent import OpponentFault
+from mage_envs.plugins import load_plugins, loaded_plugins
 
 __all__ = ["LocalEnvs", "WorkerEnvs", "StepResult", "Ended", "OpponentFailed"]
 
@@ -153,8 +156,35 @@ def _reuse_key(make_env: Callable[[Any], Any], trial: Any) -> Hashable | None:
     return None if env_key is None else (make_env, env_key)
 
 
-def _serve(conn: Any) -> None:
-    """A worker's loop: run the commands it receives on its envs and send back the results."""
+def _parent_registrations() -> tuple[tuple[str, ...], dict[str, Any]]:
+    """What a spawned worker must register to build the parent's opponents.
+
+    A spawned process imports only what unpickling needs: the plug-ins (``--import``) and the
+    opponent schemes that a higher layer registered (``agent:``, ``league:`` come with ``import
+    baselines``) would be missing there. A scheme goes as its ``"module:attr"`` name, or as its
+    builder when that pickles (by reference; a lambda does not, and stays the parent's).
+    """
+    schemes = {}
+    for prefix, builder in OPPONENT_SCHEMES.items():
+        try:
+            pickle.dumps(builder)
+        except (pickle.PicklingError, AttributeError, TypeError):
+            continue
+        schemes[prefix] = builder
+    return loaded_plugins(), schemes
+
+
+def _serve(conn: Any, plugins: tuple[str, ...] = (), schemes: dict[str, Any] | None = None) -> None:
+    """A worker's loop: run the commands it receives on its envs and send back the results.
+
+    Args:
+        conn: The worker's end of the pipe.
+        plugins: The parent's plug-in modules, imported first.
+        schemes: The parent's opponent schemes (builders or their names), registered here too.
+    """
+    load_plugins(plugins)
+    for prefix, builder in (schemes or {}).items():
+        register_opponent_scheme(prefix, builder)
     envs = LocalEnvs()
     while True:
         message = conn.recv()
@@ -196,9 +226,10 @@ class WorkerEnvs:
             raise ValueError(f"env_workers must be at least 1, not {workers}.")
         context = multiprocessing.get_context("spawn")  # no fork: torch threads do not survive it
         self._conns, self._processes = [], []
+        registrations = _parent_registrations()
         for _ in range(workers):
             parent, child = context.Pipe()
-            process = context.Process(target=_serve, args=(child,), daemon=True)
+            process = context.Process(target=_serve, args=(child, *registrations), daemon=True)
             process.start()
             child.close()
             self._conns.append(parent)
