@@ -7,6 +7,7 @@ pytest.importorskip("trl")
 
 from transformers import TrainerCallback  # noqa: E402
 
+import baselines  # noqa: E402, F401  (registers the league: opponents the league test plays)
 from mage_agents.tiny_model import build_tiny_model  # noqa: E402
 from mage_agents.training import MetaRLTrainer  # noqa: E402
 from tests.tiny_training import tiny_config  # noqa: E402
