@@ -16,6 +16,7 @@ BENCHMARKS = {
     "webshop": "benchmarks.webshop",
     "alfworld": "benchmarks.alfworld",
     "rollout": "benchmarks.rollout",
+    "runner": "benchmarks.runner",
     "trainer": "benchmarks.trainer",
     "trainer_generation": "benchmarks.trainer_generation",
     "answer_routes": "benchmarks.answer_routes",

@@ -46,13 +46,20 @@ def answer_tensors(
     """
     moves = max([len(row) for row in answers] + [1])
     width = max([len(a) for row in answers for a in row] + [1])
-    ids = torch.full((len(answers), moves, width), pad_token_id, dtype=torch.long)
-    mask = torch.zeros((len(answers), moves, width), dtype=torch.long)
-    for i, row in enumerate(answers):
-        for k, answer in enumerate(row):
-            ids[i, k, : len(answer)] = torch.tensor(list(answer), dtype=torch.long)
-            mask[i, k, : len(answer)] = 1
-    return ids, mask
+    # padded as lists, then one tensor each: a tensor per answer cost more than the rest
+    no_ids, no_mask = [pad_token_id] * width, [0] * width
+    ids, mask = [], []
+    for row in answers:
+        for answer in row:
+            ids.append([*answer, *no_ids[len(answer) :]])
+            mask.append([1] * len(answer) + no_mask[len(answer) :])
+        ids += [no_ids] * (moves - len(row))
+        mask += [no_mask] * (moves - len(row))
+    shape = (len(answers), moves, width)
+    return (
+        torch.tensor(ids, dtype=torch.long).reshape(shape),
+        torch.tensor(mask, dtype=torch.long).reshape(shape),
+    )
 
 
 def sequence_scores(token_logps: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
