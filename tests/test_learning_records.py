@@ -4,7 +4,8 @@
 ``docs/learning*/records`` folder (one compact JSON a run); each must appear on the page as it
 is, so the page cannot drift from its records. Every
 other table of the page sits in a section that says it is not yet backed by committed records
-(with the command that makes them), or holds no measured figure.
+(with the command that makes them), or holds no measured figure; and no section whose tables the
+records make still says it is not backed (a section backed since must lose its mark).
 """
 
 import json
@@ -88,3 +89,15 @@ def test_every_other_table_of_the_page_says_it_is_not_yet_backed(tmp_path):
             f"docs/learning.md line {number + 1}: a table neither made by the committed records "
             f"nor in a section marked '{UNBACKED}'"
         )
+
+
+def test_no_table_the_records_make_sits_under_a_not_yet_backed_mark(tmp_path):
+    page = PAGE.read_text(encoding="utf-8")
+    lines = page.splitlines()
+    made = set(made_tables(tmp_path))
+    for number, table in tables(page):
+        if table in made:
+            assert UNBACKED not in section_before(lines, number), (
+                f"docs/learning.md line {number + 1}: a table the committed records make, in a "
+                f"section still marked '{UNBACKED}'"
+            )
