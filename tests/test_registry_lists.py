@@ -1,6 +1,5 @@
 """Every list of opponents comes from the one registry: docs, bounds, errors, presets."""
 
-import ast
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +19,7 @@ from mage_envs.opponents import (
     register_population,
     registry,
 )
+from tests.module_imports import imported_modules
 
 ROOT = Path(__file__).resolve().parents[1]
 KUHN = pyspiel.load_game("kuhn_poker")
@@ -46,8 +46,8 @@ def test_docs_tables_are_generated_from_the_registry(tmp_path):
 
 
 def test_registry_does_not_import_populations():
-    tree = ast.parse((ROOT / "mage_envs" / "opponents" / "registry.py").read_text())
-    modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    registry = ROOT / "mage_envs" / "opponents" / "registry.py"
+    modules = {module for _, module in imported_modules(registry)}
     assert "mage_envs.opponents.population" not in modules
 
 
