@@ -322,10 +322,13 @@ def _parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--out",
         type=Path,
-        default=RECORDS,
-        help=f"the records' folder (default: the committed ones, {RECORDS})",
+        help="the records' folder (default: every committed set, docs/learning*/records)",
     )
-    report.add_argument("--figures", type=Path, default=Path("docs/learning"))
+    report.add_argument(
+        "--figures",
+        type=Path,
+        help="where the PNGs go (default: beside a committed set; docs/learning for --out)",
+    )
     keep = sub.add_parser("keep", help="commit a run folder's records beside the page (compact)")
     keep.add_argument("--out", type=Path, default=Path("runs/learning"), help="the run folder")
     keep.add_argument("--to", type=Path, default=RECORDS, help=f"default: {RECORDS}")
@@ -378,12 +381,19 @@ def _records(args: argparse.Namespace) -> None:
     """
     import sys
 
-    from benchmarks.learning_records import NoRecords, keep
+    from benchmarks.learning_records import NoRecords, keep, record_sets
     from benchmarks.learning_report import report
 
     try:
+        if args.command == "report" and args.out is None:
+            sets = record_sets()
+            if not sets:
+                raise NoRecords("No committed record sets (docs/learning*/records) here.")
+            for records in sets:
+                print(f"## {records}\n\n{report(records, args.figures or records.parent)}")
+            return
         if args.command == "report":
-            print(report(args.out, args.figures))
+            print(report(args.out, args.figures or Path("docs/learning")))
             return
         for path in keep(args.out, args.to):
             print(path)

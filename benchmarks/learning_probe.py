@@ -328,13 +328,19 @@ def chance(pages: Sequence[ProbePage]) -> dict[str, float]:
 
 
 def probe_table(variants: dict[str, list[dict[str, Any]]]) -> list[str]:
-    """Return the probe's Markdown: accuracy with the memory and without, per page kind."""
-    from benchmarks.learning_common import interval95
+    """Return the probe's Markdown: accuracy with the memory and without, per page kind.
+
+    The memory's gain is the accuracy with it minus with it cut off, paired by seed (the same
+    seed builds both models and draws the same pages); it is *shown* when its interval lies
+    above 0.
+    """
+    from benchmarks.learning_common import interval95, verdict
 
     lines = [
         "| probe | seeds | pages (train, scored) | page kind | chance | with memory | "
-        "memory cut off | steps | CPU s (with memory) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "memory cut off | with - cut off (paired) | memory read | steps | "
+        "CPU s (with memory) |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, runs in sorted(variants.items()):
         pages = f"{runs[0]['train_pages']}, {runs[0]['test_pages']}"
@@ -343,10 +349,12 @@ def probe_table(variants: dict[str, list[dict[str, Any]]]) -> list[str]:
             for label in ("memory", "blind"):
                 m, h = interval95([r[label]["test"][kind] for r in runs])
                 cells.append(f"{m:.2f} ± {h:.2f}")
+            d, dh = interval95([r["memory"]["test"][kind] - r["blind"]["test"][kind] for r in runs])
             cpu = sum(r["memory"]["cpu_s"] for r in runs) / len(runs)
             lines.append(
                 f"| {name} | {len(runs)} | {pages} | {kind} | {runs[0]['chance'][kind]:.2f} | "
-                f"{cells[0]} | {cells[1]} | {runs[0]['steps']} | {cpu:.0f} |"
+                f"{cells[0]} | {cells[1]} | {d:+.3f} ± {dh:.3f} | {verdict(d, dh)} | "
+                f"{runs[0]['steps']} | {cpu:.0f} |"
             )
     return lines
 

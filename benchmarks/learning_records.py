@@ -6,7 +6,8 @@ one small JSON a run, at ``docs/learning/records/PART/NAME/seedN.json`` (the sam
 folder's): ``learning keep`` copies a run folder's records there in compact form (keys sorted,
 no indentation), and ``learning report`` reads them by default, so anyone can recompute the
 page's tables from a clean clone (``tests/test_learning_records.py`` does, and compares them with
-the page).
+the page). Runs that share names with others keep a set of their own
+(``docs/learning-150/records``); :func:`record_sets` lists them all.
 """
 
 from __future__ import annotations
@@ -14,10 +15,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["RECORDS", "NoRecords", "compact", "keep"]
+__all__ = ["RECORDS", "NoRecords", "compact", "keep", "record_sets"]
 
 RECORDS = Path("docs/learning/records")
-"""The committed records, relative to the repository root (``learning report``'s default)."""
+"""The committed records of most runs, relative to the repository root (``keep``'s default)."""
+
+
+def record_sets(root: Path = Path(".")) -> list[Path]:
+    """Every committed record set under ``root``: ``docs/learning*/records``, sorted.
+
+    Runs of the same name and other settings keep apart in a folder of their own
+    (``docs/learning-150/records``: the 150-step runs); a set's figures go in its parent folder.
+    """
+    return sorted(path.relative_to(root) for path in root.glob("docs/learning*/records"))
 
 
 class NoRecords(Exception):

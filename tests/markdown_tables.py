@@ -1,6 +1,4 @@
-"""Markdown tables and sections of a docs page, for the tests that compare a page with a run."""
-
-import re
+"""The Markdown tables of a docs page, for the tests that compare a page with a run."""
 
 
 def tables(markdown):
@@ -13,14 +11,3 @@ def tables(markdown):
                 end += 1
             found.append((number, "\n".join(lines[number:end])))
     return found
-
-
-def section_before(lines, number):
-    """The page's text from the heading above line ``number`` down to it (a ``#`` comment in
-    a fenced code block is no heading)."""
-    start, fenced = 0, False
-    for i in range(number):
-        fenced ^= lines[i].startswith("```")
-        if not fenced and re.match(r"#{1,4} ", lines[i]):
-            start = i
-    return "\n".join(lines[start:number])

@@ -2,6 +2,7 @@
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -80,6 +81,30 @@ def test_a_report_of_no_records_fails_with_the_reason(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["keep", "--out", str(tmp_path), "--to", str(tmp_path / "kept")])
     assert "seed0.json: not a run record" in capsys.readouterr().err
+
+
+def test_report_with_no_folder_reports_every_committed_set_beside_its_page(
+    tmp_path, monkeypatch, capsys
+):
+    import shutil
+
+    from benchmarks.learning import main
+
+    root = Path(__file__).resolve().parents[1]
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        main(["report"])
+    assert exit_.value.code == 2 and "No committed record sets" in capsys.readouterr().err
+    for folder in ("learning", "learning-150"):
+        target = tmp_path / "docs" / folder / "records" / "robustness" / "default"
+        target.mkdir(parents=True)
+        shutil.copy(root / "docs/learning/records/robustness/default/seed0.json", target)
+    main(["report"])
+    out = capsys.readouterr().out
+    assert out.index("## docs/learning/records") < out.index("## docs/learning-150/records")
+    assert out.count("| default | 1/1 |") == 2
+    for folder in ("learning", "learning-150"):
+        assert (tmp_path / "docs" / folder / "robustness.png").stat().st_size > 0
 
 
 def test_information_deals_are_where_only_the_opponents_card_tells_the_best_plan():
