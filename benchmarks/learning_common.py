@@ -116,14 +116,14 @@ def play_scored(
         planner = replace(trial_planner(args), opponent=opponent, trial=trial)
         trial_id = f"score|{opponent}|{seed}"
         plans.append(planner.plan(seed, 0, trial_id=trial_id, scope=trial_id))
-    backend, was_training = trainer.backend, trainer.model.training
+    was_training = trainer.model.training
     trainer.model.eval()
-    backend.greedy = True
     try:
-        with random_stream(stream_seed(args.seed, "scoring")):
+        # one move a page, however the page is batched: a sampling opponent's branches
+        # (benchmarks.learning_sampled) must see the same move on the same page
+        with trainer.backend.scoring(), random_stream(stream_seed(args.seed, "scoring")):
             return collect(plans, trainer.new_agent, batch_size=len(plans))
     finally:
-        backend.greedy = False
         trainer.model.train(was_training)
 
 

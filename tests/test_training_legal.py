@@ -164,3 +164,38 @@ def test_the_legal_choice_reads_prompts_rendered_with_the_chat_template_kwargs(t
     chat.moves = ("check", "bet")
     (reply,) = trainer.backend.generate([chat])
     assert tokenizer.decode(reply.prompt_ids).endswith("<|assistant|><think></think>")
+
+
+def test_in_a_scoring_pass_a_page_gets_one_move_however_it_is_batched(tmp_path, monkeypatch):
+    model, tokenizer = build_tiny_model(seed=0)
+    trainer = MetaRLTrainer(model, config(tmp_path), processing_class=tokenizer)
+    backend = trainer.backend
+    score = backend._score
+    calls = []
+
+    def drifting(pairs, temperature):
+        # the same page scores a near-tie differently in each batch, as padding can make it
+        calls.append(len(pairs))
+        rows = score(pairs, temperature)
+        return [[row[0] + (-1.0) ** len(calls) * 1e-3, *row[1:]] for row in rows]
+
+    monkeypatch.setattr(backend, "_score", drifting)
+
+    def page(card, moves=("check", "bet")):
+        chat = MoveChat([{"role": "user", "content": f"Your card: {card}."}])
+        chat.moves = moves
+        return chat
+
+    def move(chats):
+        return [reply.text for reply in backend.generate(chats)]
+
+    trainer.model.eval()
+    with backend.scoring():
+        assert backend.greedy
+        first = move([page("J"), page("J"), page("Q")])
+        assert calls == [4]  # two distinct pages, two answers each
+        assert move([page("K"), page("J")])[1] == first[0] and calls == [4, 2]
+        assert move([page("J", ("fold", "call"))]) and calls == [4, 2, 2]  # other moves
+    assert not backend.greedy and backend._pages is None
+    move([page("J"), page("J")])
+    assert calls[-1] == 4  # training keeps every row of the batch, as it was

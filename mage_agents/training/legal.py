@@ -33,7 +33,8 @@ Turns without legal moves (reflections) are generated freely by the fallback bac
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,10 +131,28 @@ class LegalMoveBackend:
         self.trainer = trainer
         self.fallback = fallback
         self.tokenizer = trainer.processing_class
-        self.greedy = False
         # (prompt ids, completion ids) -> how that chosen turn was sampled; the pair determines
         # it (same model, same moves, same move), so equal keys hold equal values
         self.samples: dict[tuple[tuple[int, ...], tuple[int, ...]], MoveSample] = {}
+        self.greedy = False
+        # in a scoring pass, (prompt ids, moves) -> the moves' scores: a page gets one move
+        # however it is batched (padding moves the last bits, which can flip a near-tie)
+        self._pages: dict[tuple, list] | None = None
+
+    @contextmanager
+    def scoring(self) -> Iterator[LegalMoveBackend]:
+        """Play greedily, each page's move a function of the page alone, for the block.
+
+        The model must not change inside the block: a page's scores are computed once. A
+        scoring pass that weighs branches of a sampling opponent needs it (the same page in two
+        branches must get the same move); training and a league snapshot do not use it, so
+        their moves stay what they were and a resumed run equals an uninterrupted one.
+        """
+        greedy, self.greedy, self._pages = self.greedy, True, {}
+        try:
+            yield self
+        finally:
+            self.greedy, self._pages = greedy, None
 
     def clear(self) -> None:
         """Forget the sampling records (call before each batch)."""
@@ -237,15 +256,24 @@ class LegalMoveBackend:
             for chat in chats
             for move in chat.moves
         }
-        pairs = [
-            (p, answers[m]) for p, chat in zip(prompts, chats, strict=True) for m in chat.moves
-        ]
-        token_logps = self._score(pairs, float(getattr(trainer, "temperature", 1.0) or 1.0))
+        keys = [(tuple(p), tuple(chat.moves)) for p, chat in zip(prompts, chats, strict=True)]
+        known = self._pages
+        todo = range(len(chats))
+        if known is not None:  # each new page scored once (sampling keeps the batch as it was)
+            todo = sorted({keys[i]: i for i in reversed(todo) if keys[i] not in known}.values())
+        pairs = [(prompts[i], answers[m]) for i in todo for m in chats[i].moves]
+        temperature = float(getattr(trainer, "temperature", 1.0) or 1.0)
+        token_logps = self._score(pairs, temperature) if pairs else []
+        rows_at, start = {}, 0
+        for i in todo:
+            rows_at[i] = token_logps[start : start + len(chats[i].moves)]
+            start += len(chats[i].moves)
+        if known is not None:
+            known.update((keys[i], rows_at[i]) for i in todo)
         floor = args.exploration_floor if trainer.model.training and not self.greedy else 0.0
-        replies, start = [], 0
-        for prompt, chat in zip(prompts, chats, strict=True):
-            rows = token_logps[start : start + len(chat.moves)]
-            start += len(chat.moves)
+        replies = []
+        for i, (prompt, chat) in enumerate(zip(prompts, chats, strict=True)):
+            rows = rows_at[i] if known is None else known[keys[i]]
             scores = torch.tensor([sum(r) for r in rows], dtype=torch.float64)
             index, q, weight = mixed_choice(scores, floor, greedy=self.greedy)
             move = chat.moves[index]
