@@ -256,24 +256,10 @@ class LegalMoveBackend:
             for chat in chats
             for move in chat.moves
         }
-        keys = [(tuple(p), tuple(chat.moves)) for p, chat in zip(prompts, chats, strict=True)]
-        known = self._pages
-        todo = range(len(chats))
-        if known is not None:  # each new page scored once (sampling keeps the batch as it was)
-            todo = sorted({keys[i]: i for i in reversed(todo) if keys[i] not in known}.values())
-        pairs = [(prompts[i], answers[m]) for i in todo for m in chats[i].moves]
-        temperature = float(getattr(trainer, "temperature", 1.0) or 1.0)
-        token_logps = self._score(pairs, temperature) if pairs else []
-        rows_at, start = {}, 0
-        for i in todo:
-            rows_at[i] = token_logps[start : start + len(chats[i].moves)]
-            start += len(chats[i].moves)
-        if known is not None:
-            known.update((keys[i], rows_at[i]) for i in todo)
+        scored = self._page_scores(prompts, chats, answers)
         floor = args.exploration_floor if trainer.model.training and not self.greedy else 0.0
         replies = []
-        for i, (prompt, chat) in enumerate(zip(prompts, chats, strict=True)):
-            rows = rows_at[i] if known is None else known[keys[i]]
+        for prompt, chat, rows in zip(prompts, chats, scored, strict=True):
             scores = torch.tensor([sum(r) for r in rows], dtype=torch.float64)
             index, q, weight = mixed_choice(scores, floor, greedy=self.greedy)
             move = chat.moves[index]
@@ -299,6 +285,31 @@ class LegalMoveBackend:
                 )
             )
         return replies
+
+    def _page_scores(
+        self, prompts: list[list[int]], chats: Sequence[Chat], answers: Mapping[str, list[int]]
+    ) -> list[list]:
+        """Per chat, the per-token log-probabilities of each of its legal answers.
+
+        In a scoring pass (:meth:`scoring`) a page seen before keeps its scores, and a page is
+        scored once however often the batch holds it; otherwise every row is scored as batched.
+        """
+        keys = [(tuple(p), tuple(chat.moves)) for p, chat in zip(prompts, chats, strict=True)]
+        known = self._pages
+        todo = range(len(chats))
+        if known is not None:
+            todo = sorted({keys[i]: i for i in reversed(todo) if keys[i] not in known}.values())
+        pairs = [(prompts[i], answers[m]) for i in todo for m in chats[i].moves]
+        temperature = float(getattr(self.trainer, "temperature", 1.0) or 1.0)
+        token_logps = self._score(pairs, temperature) if pairs else []
+        rows_at, start = {}, 0
+        for i in todo:
+            rows_at[i] = token_logps[start : start + len(chats[i].moves)]
+            start += len(chats[i].moves)
+        if known is None:
+            return [rows_at[i] for i in range(len(chats))]
+        known.update((keys[i], rows_at[i]) for i in todo)
+        return [known[key] for key in keys]
 
     def _score(self, pairs: list[tuple[list[int], list[int]]], temperature: float) -> list:
         """Return the per-token log-probabilities of each (prompt, answer) pair.
