@@ -28,7 +28,7 @@ NO_FIGURES = {"| setting | value | why |"}
 INTERVAL = re.compile(r"[+-]?\d+(?:\.\d+)?%? ± \d+(?:\.\d+)?%?")
 """A figure with its 95% interval, as the reports print it ("+0.233 ± 0.184", "0.42 ± 0.30")."""
 MAX_RECORD = 64_000
-"""Characters of a committed record: a 150-step part 2 run scored every 5 steps is ~45,000."""
+"""Characters of a committed record: a 150-step part 2 run scored every 5 steps is ~40,000."""
 
 
 @pytest.fixture(scope="module")
